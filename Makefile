@@ -1,0 +1,45 @@
+# arenafix: top-level build.  Each part of the project keeps its rules in
+# its own folder (shim/shim.mk, test/test.mk, ...); this file holds what they
+# share: tool choices, flags, install directories.
+
+VERSION := 0.1.0
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MULTIARCH  ?= $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
+PKGLIBDIR  ?= $(LIBDIR)/arenafix
+MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/arenafix
+DESTDIR    ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+# Warnings are errors in CI (WERROR=1), never in a distribution's build.
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wformat=2 -Wundef
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+AFX_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -DAFX_VERSION='"$(VERSION)"'
+
+# Everything built except the library lands in build/.
+B := build
+
+.PHONY: all check bench install uninstall clean
+all:
+
+include shim/shim.mk
+-include test/test.mk
+-include cli/cli.mk
+-include bench/bench.mk
+-include docs/docs.mk
+-include test/vm/vm.mk
+
+$(B):
+	mkdir -p $@
+
+clean:
+	rm -rf $(B) shim/libarenafix.so
+
+-include $(wildcard $(B)/*.d $(B)/*/*.d)

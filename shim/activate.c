@@ -1,0 +1,126 @@
+#include "activate.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+
+#include "config.h"
+#include "log.h"
+#include "policy.h"
+#include "real.h"
+#include "sysread.h"
+#include "usersettings.h"
+
+static struct afx_config config;
+static bool secure;
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+
+static pthread_once_t activation_once = PTHREAD_ONCE_INIT;
+static atomic_bool activated;
+static atomic_bool touch;
+static atomic_bool program_mallopt;
+static atomic_int program_mallopt_value;
+
+/* Set while this thread activates: a call back into a wrapper from
+ * inside (a foreign malloc creating a thread, say) must not wait on
+ * its own pthread_once. */
+static __thread bool activating;
+
+/* Reads only the environment: no system call, so the constructor
+ * costs nothing in processes that never need the fix. */
+static void read_config(void)
+{
+    const char *values[AFX_VAR_COUNT] = { 0 };
+    secure = getauxval(AT_SECURE) != 0;
+    /* Secure-execution processes get the defaults: an unprivileged
+     * caller must not steer code running with privileges. */
+    if (!secure) {
+        for (int v = 0; v < AFX_VAR_COUNT; v++)
+            values[v] = getenv(afx_config_names[v]);
+    }
+    int bad = afx_config_parse(&config, values);
+    if (bad >= 0)
+        afx_log("ignoring %s=\"%.64s\": not a valid value, using the default",
+                afx_config_names[bad], values[bad]);
+}
+
+static const struct afx_config *get_config(void)
+{
+    pthread_once(&config_once, read_config);
+    return &config;
+}
+
+/* The object that defines malloc, if it is not libc (jemalloc, tcmalloc,
+ * mimalloc, a sanitizer): its arenas are not glibc's to size. */
+static const char *foreign_malloc(void)
+{
+    Dl_info m, libc;
+    void *sym = dlsym(RTLD_DEFAULT, "malloc");
+    if (sym == NULL || !dladdr(sym, &m) || !dladdr((void *)gnu_get_libc_version, &libc))
+        return NULL;
+    return m.dli_fbase == libc.dli_fbase ? NULL : m.dli_fname;
+}
+
+static void gather(struct afx_facts *f)
+{
+    f->cfg = *get_config();
+    f->secure = secure;
+    f->tunable_set = afx_tunables_arena_max(getenv("GLIBC_TUNABLES"), &f->tunable_value);
+    f->env_set = afx_env_arena_max(getenv("MALLOC_ARENA_MAX"), &f->env_value);
+    f->program_mallopt = atomic_load(&program_mallopt);
+    f->program_mallopt_value = atomic_load(&program_mallopt_value);
+    f->foreign_malloc = foreign_malloc();
+    f->threads = afx_thread_count();
+    f->online = afx_online_cpus(&f->online_source);
+}
+
+static void activate_once(void)
+{
+    int saved = errno;
+    struct afx_facts facts = { 0 };
+    char why[320];
+
+    activating = true;
+    gather(&facts);
+    struct afx_decision d = afx_decide(&facts, why, sizeof why);
+    if (d.set_arena_max && afx_real()->mallopt.fn != NULL)
+        afx_real()->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
+    atomic_store(&touch, d.touch);
+    if (facts.cfg.verbose)
+        afx_log("glibc %s, %ld CPUs online, this thread sees %ld: %s", gnu_get_libc_version(),
+                facts.online, afx_thread_cpus(), why);
+    atomic_store_explicit(&activated, true, memory_order_release);
+    activating = false;
+    errno = saved;
+}
+
+void afx_activate(void)
+{
+    if (atomic_load_explicit(&activated, memory_order_acquire) || activating)
+        return;
+    pthread_once(&activation_once, activate_once);
+}
+
+bool afx_touch_enabled(void)
+{
+    return atomic_load_explicit(&touch, memory_order_relaxed);
+}
+
+void afx_note_program_mallopt(int value)
+{
+    if (atomic_load(&activated))
+        return;
+    atomic_store(&program_mallopt_value, value);
+    atomic_store(&program_mallopt, true);
+}
+
+__attribute__((constructor)) static void afx_init(void)
+{
+    if (get_config()->eager)
+        afx_activate();
+}

@@ -1,0 +1,100 @@
+#include "config.h"
+
+#include <stddef.h>
+#include <string.h>
+
+const char *const afx_config_names[AFX_VAR_COUNT] = {
+    [AFX_VAR_MODE] = "ARENAFIX_MODE",
+    [AFX_VAR_ARENA_MAX] = "ARENAFIX_ARENA_MAX",
+    [AFX_VAR_VERBOSE] = "ARENAFIX_VERBOSE",
+    [AFX_VAR_EAGER] = "ARENAFIX_EAGER",
+};
+
+static const char *const mode_names[] = {
+    [AFX_MODE_MALLOPT] = "mallopt",
+    [AFX_MODE_TOUCH] = "touch",
+    [AFX_MODE_BOTH] = "both",
+    [AFX_MODE_OFF] = "off",
+};
+
+const char *afx_mode_name(enum afx_mode mode)
+{
+    return (unsigned)mode < sizeof mode_names / sizeof mode_names[0] ? mode_names[mode] : "?";
+}
+
+static bool parse_mode(const char *s, enum afx_mode *out)
+{
+    for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++) {
+        if (strcmp(s, mode_names[i]) == 0) {
+            *out = (enum afx_mode)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool parse_bool(const char *s, bool *out)
+{
+    if (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "true") == 0) {
+        *out = true;
+        return true;
+    }
+    if (strcmp(s, "0") == 0 || strcmp(s, "no") == 0 || strcmp(s, "false") == 0) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+/* Plain decimal in [1, AFX_ARENA_MAX_LIMIT]; nothing else. */
+static bool parse_arena_max(const char *s, long *out)
+{
+    long n = 0;
+    if (*s == '\0')
+        return false;
+    for (; *s != '\0'; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        n = n * 10 + (*s - '0');
+        if (n > AFX_ARENA_MAX_LIMIT)
+            return false;
+    }
+    if (n < 1)
+        return false;
+    *out = n;
+    return true;
+}
+
+int afx_config_parse(struct afx_config *cfg, const char *const values[AFX_VAR_COUNT])
+{
+    int bad = -1;
+    cfg->mode = AFX_MODE_MALLOPT;
+    cfg->arena_max = 0;
+    cfg->verbose = false;
+    cfg->eager = false;
+
+    for (int v = 0; v < AFX_VAR_COUNT; v++) {
+        const char *s = values[v];
+        bool ok = true;
+        /* An empty value is how shells unset a variable for one command. */
+        if (s == NULL || *s == '\0')
+            continue;
+        switch (v) {
+        case AFX_VAR_MODE:
+            ok = parse_mode(s, &cfg->mode);
+            break;
+        case AFX_VAR_ARENA_MAX:
+            ok = parse_arena_max(s, &cfg->arena_max);
+            break;
+        case AFX_VAR_VERBOSE:
+            ok = parse_bool(s, &cfg->verbose);
+            break;
+        case AFX_VAR_EAGER:
+            ok = parse_bool(s, &cfg->eager);
+            break;
+        }
+        if (!ok && bad < 0)
+            bad = v;
+    }
+    return bad;
+}

@@ -1,0 +1,47 @@
+/* The real functions behind the interposers, bound once on first use. */
+#ifndef AFX_REAL_H
+#define AFX_REAL_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+
+/* Old calling conventions kept for binaries linked against them:
+ * before glibc 2.3.4 the affinity calls took no size (128 bytes). */
+#if defined(__x86_64__) || defined(__i386__)
+#define AFX_HAVE_OLD_AFFINITY 1
+#endif
+
+struct afx_real {
+    union {
+        int (*fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+        void *ptr;
+    } pthread_create;
+    union {
+        int (*fn)(pid_t, size_t, const cpu_set_t *);
+        void *ptr;
+    } sched_setaffinity;
+    union {
+        int (*fn)(pthread_t, size_t, const cpu_set_t *);
+        void *ptr;
+    } pthread_setaffinity_np;
+    union {
+        int (*fn)(int, int);
+        void *ptr;
+    } mallopt;
+#ifdef AFX_HAVE_OLD_AFFINITY
+    union {
+        int (*fn)(pid_t, const cpu_set_t *);
+        void *ptr;
+    } sched_setaffinity_old;
+    union {
+        int (*fn)(pthread_t, const cpu_set_t *);
+        void *ptr;
+    } pthread_setaffinity_np_old;
+#endif
+};
+
+/* The table, bound on the first call (thread-safe, idempotent). */
+const struct afx_real *afx_real(void);
+
+#endif

@@ -1,0 +1,33 @@
+# shim/libarenafix.so: the preload library.
+
+SHIM_PURE := shim/sysparse.c shim/usersettings.c shim/config.c shim/policy.c
+SHIM_SRC  := $(SHIM_PURE) shim/log.c shim/sysread.c shim/real.c shim/activate.c shim/interpose.c
+SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
+SHIM_LIB  := shim/libarenafix.so
+
+SHIM_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(filter x86_64-% i386-% i486-% i586-% i686-%,$(SHIM_ARCH)),)
+SHIM_MAP := shim/libarenafix-x86.map
+else
+SHIM_MAP := shim/libarenafix.map
+endif
+
+# -fexceptions: C++ exceptions and forced unwinding (pthread_cancel,
+# pthread_exit) pass through the trampoline's frame.
+SHIM_CFLAGS := $(AFX_CFLAGS) -fPIC -fvisibility=hidden -fexceptions -MMD -MP
+# glibc >= 2.34 has dlsym and pthread_* in libc itself; older ones need
+# the stub libraries.
+SHIM_LIBS := $(shell printf '#include <dlfcn.h>\nint main(void){return dlsym(0,"x")!=0;}' | \
+               $(CC) -x c - -o /dev/null 2>/dev/null || echo -ldl -lpthread)
+
+all: $(SHIM_LIB)
+
+$(B)/shim/%.o: shim/%.c | $(B)/shim
+	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/shim:
+	mkdir -p $@
+
+$(SHIM_LIB): $(SHIM_OBJ) $(SHIM_MAP)
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs \
+	    -Wl,--as-needed -o $@ $(SHIM_OBJ) $(SHIM_LIBS)

@@ -1,0 +1,104 @@
+#include "sysread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "sysparse.h"
+
+typedef void afx_feed_fn(void *parser, const char *text, size_t len);
+
+/* Stream a file through a parser.  False if it cannot be read. */
+static bool feed_file(const char *path, afx_feed_fn *feed, void *parser)
+{
+    char buf[512];
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return false;
+    bool ok = true;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            ok = false;
+        if (n <= 0)
+            break;
+        feed(parser, buf, (size_t)n);
+    }
+    close(fd);
+    return ok;
+}
+
+static void feed_cpulist(void *p, const char *text, size_t len)
+{
+    afx_cpulist_feed(p, text, len);
+}
+
+static void feed_statcpus(void *p, const char *text, size_t len)
+{
+    afx_statcpus_feed(p, text, len);
+}
+
+long afx_online_cpus(const char **source)
+{
+    struct afx_cpulist list;
+    afx_cpulist_begin(&list);
+    if (feed_file("/sys/devices/system/cpu/online", feed_cpulist, &list)) {
+        long n = afx_cpulist_end(&list);
+        if (n > 0) {
+            *source = "/sys/devices/system/cpu/online";
+            return n;
+        }
+    }
+
+    struct afx_statcpus stat;
+    afx_statcpus_begin(&stat);
+    if (feed_file("/proc/stat", feed_statcpus, &stat) && afx_statcpus_end(&stat) > 0) {
+        *source = "/proc/stat";
+        return afx_statcpus_end(&stat);
+    }
+
+    long n = afx_thread_cpus();
+    if (n > 0) {
+        *source = "the process affinity";
+        return n;
+    }
+    *source = "a guess (nothing readable)";
+    return 2;
+}
+
+long afx_thread_count(void)
+{
+    char buf[1024];
+    int fd;
+    do
+        fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + len, sizeof buf - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || (len += (size_t)n) == sizeof buf)
+            break;
+    }
+    close(fd);
+    return afx_stat_num_threads(buf, len);
+}
+
+long afx_thread_cpus(void)
+{
+    /* Room for 8192 CPUs, as glibc's own first try. */
+    unsigned long mask[8192 / (8 * sizeof(unsigned long))];
+    if (sched_getaffinity(0, sizeof mask, (cpu_set_t *)mask) != 0)
+        return -1;
+    return CPU_COUNT_S(sizeof mask, (cpu_set_t *)mask);
+}
