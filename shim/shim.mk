@@ -31,3 +31,15 @@ $(B)/shim:
 $(SHIM_LIB): $(SHIM_OBJ) $(SHIM_MAP)
 	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs \
 	    -Wl,--as-needed -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+
+.PHONY: install-shim uninstall-shim
+install: install-shim
+uninstall: uninstall-shim
+
+install-shim: $(SHIM_LIB)
+	install -d $(DESTDIR)$(PKGLIBDIR)
+	install -m 644 $(SHIM_LIB) $(DESTDIR)$(PKGLIBDIR)/libarenafix.so
+
+uninstall-shim:
+	rm -f $(DESTDIR)$(PKGLIBDIR)/libarenafix.so
+	-rmdir $(DESTDIR)$(PKGLIBDIR)

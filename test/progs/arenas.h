@@ -1,0 +1,27 @@
+/* Shared by the test programs: count glibc malloc arenas. */
+#ifndef AFX_TEST_ARENAS_H
+#define AFX_TEST_ARENAS_H
+
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One "<heap nr=" element per arena in malloc_info's XML. */
+static inline int count_arenas(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return -1;
+    malloc_info(0, f);
+    fclose(f);
+    int n = 0;
+    for (const char *p = buf; (p = strstr(p, "<heap nr=")) != NULL; p++)
+        n++;
+    free(buf);
+    return n;
+}
+
+#endif

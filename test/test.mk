@@ -1,0 +1,53 @@
+# make check: the unit tests of the pure code and the integration tests
+# that run test programs with the real preload.  Other parts add their
+# own suites with `check: check-PART`.
+
+CHECK_CFLAGS = $(shell pkg-config --cflags check)
+CHECK_LIBS   = $(shell pkg-config --libs check)
+TEST_CFLAGS  := $(AFX_CFLAGS) -O2 -g -pthread -MMD -MP
+
+# The library under test: the build's, or an installed one
+# (ARENAFIX_TESTLIB=/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so).
+ARENAFIX_TESTLIB ?= $(abspath $(SHIM_LIB))
+export ARENAFIX_TESTLIB
+
+.PHONY: check check-unit check-shim test-progs
+check: check-unit check-shim
+
+$(B)/test:
+	mkdir -p $@
+
+# ---- unit tests: the pure parsers and the decision ------------------
+UNIT_SRC := $(wildcard test/unit/*.c)
+$(B)/test/unit: $(UNIT_SRC) $(SHIM_PURE) | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Ishim $(CFLAGS) -o $@ $(UNIT_SRC) $(SHIM_PURE) $(CHECK_LIBS)
+
+check-unit: $(B)/test/unit
+	$(B)/test/unit
+
+# ---- test programs, run with the preload in child processes ----------
+$(B)/test/libctorthreads.so: test/progs/ctorthreads.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
+$(B)/test/pinned: test/progs/pinned.c test/progs/arenas.h $(B)/test/libctorthreads.so
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< -L$(B)/test -lctorthreads -Wl,-rpath,'$$ORIGIN'
+
+$(B)/test/semantics: test/progs/semantics.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
+$(B)/test/semantics-cxx: test/progs/semantics-cxx.cc | $(B)/test
+	$(CXX) -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -pthread -o $@ $<
+
+$(B)/test/single: test/progs/single.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
+TEST_PROGS := $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single
+test-progs: $(TEST_PROGS)
+
+# ---- integration tests: the real preload, both glibcs -----------------
+INTEG_SRC := $(wildcard test/integration/*.c)
+$(B)/test/integration: $(INTEG_SRC) test/integration/harness.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -o $@ $(INTEG_SRC) $(CHECK_LIBS)
+
+check-shim: $(SHIM_LIB) $(TEST_PROGS) $(B)/test/integration
+	AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
