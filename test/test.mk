@@ -20,7 +20,7 @@ $(B)/test:
 # ---- unit tests: the pure parsers and the decision ------------------
 UNIT_SRC := $(wildcard test/unit/*.c)
 $(B)/test/unit: $(UNIT_SRC) $(SHIM_PURE) | $(B)/test
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Ishim $(CFLAGS) -o $@ $(UNIT_SRC) $(SHIM_PURE) $(CHECK_LIBS)
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Ishim -Itest/unit $(CFLAGS) -o $@ $(UNIT_SRC) $(SHIM_PURE) $(CHECK_LIBS)
 
 check-unit: $(B)/test/unit
 	$(B)/test/unit
