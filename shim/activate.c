@@ -5,6 +5,7 @@
 #include <gnu/libc-version.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -18,7 +19,9 @@
 
 static struct afx_config config;
 static bool secure;
-static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+/* 0: not read, 1: being read, 2: read.  Not pthread_once: its futex
+ * wake would be a system call in every process (see the cost test). */
+static atomic_int config_state;
 
 static pthread_once_t activation_once = PTHREAD_ONCE_INIT;
 static atomic_bool activated;
@@ -51,7 +54,17 @@ static void read_config(void)
 
 static const struct afx_config *get_config(void)
 {
-    pthread_once(&config_once, read_config);
+    int state = atomic_load_explicit(&config_state, memory_order_acquire);
+    if (state == 2)
+        return &config;
+    if (state == 0 && atomic_compare_exchange_strong(&config_state, &state, 1)) {
+        read_config();
+        atomic_store_explicit(&config_state, 2, memory_order_release);
+        return &config;
+    }
+    /* Another thread is reading: a few getenv calls, worth a short wait. */
+    while (atomic_load_explicit(&config_state, memory_order_acquire) != 2)
+        sched_yield();
     return &config;
 }
 

@@ -41,13 +41,18 @@ $(B)/test/semantics-cxx: test/progs/semantics-cxx.cc | $(B)/test
 $(B)/test/single: test/progs/single.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
-TEST_PROGS := $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single
+$(B)/test/libempty.so: test/progs/empty.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
+TEST_PROGS := $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
+              $(B)/test/libempty.so
 test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, both glibcs -----------------
 INTEG_SRC := $(wildcard test/integration/*.c)
 $(B)/test/integration: $(INTEG_SRC) test/integration/harness.h | $(B)/test
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -o $@ $(INTEG_SRC) $(CHECK_LIBS)
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \
+	    -o $@ $(INTEG_SRC) $(CHECK_LIBS)
 
 check-shim: $(SHIM_LIB) $(TEST_PROGS) $(B)/test/integration
 	AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration

@@ -1,0 +1,137 @@
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *afx_testlib;
+const char *afx_bin;
+struct glibc afx_glibcs[2];
+int afx_nglibcs;
+long afx_online;
+int afx_skipped;
+
+long afx_fixed_arenas(int threads)
+{
+    long limit = afx_online * (sizeof(long) == 4 ? 2 : 8);
+    return threads + 1 < limit ? threads + 1 : limit;
+}
+
+/* Variables that would change what is tested are not inherited. */
+static bool inherited(const char *entry)
+{
+    static const char *const drop[] = { "ARENAFIX_", "LD_PRELOAD=", "GLIBC_TUNABLES=",
+                                        "MALLOC_ARENA_MAX=", "AFX_CTOR_THREADS=" };
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+        if (strncmp(entry, drop[i], strlen(drop[i])) == 0)
+            return false;
+    return true;
+}
+
+static void slurp(int fd, char *buf, size_t size)
+{
+    size_t len = 0;
+    lseek(fd, 0, SEEK_SET);
+    for (;;) {
+        ssize_t n = read(fd, buf + len, size - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    close(fd);
+}
+
+void afx_run(struct child *c, const struct glibc *g, const char *preload,
+             const char *const *env, const char *prog, const char *const *args)
+{
+    char path[4096], preload_env[8192];
+    const char *argv[64], *envp[512];
+    int argc = 0, envc = 0;
+
+    if (prog[0] == '/')
+        snprintf(path, sizeof path, "%s", prog);
+    else
+        snprintf(path, sizeof path, "%s/%s", afx_bin, prog);
+    if (g->dir != NULL) {
+        static char loader[4096];
+        snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g->dir);
+        argv[argc++] = loader;
+        argv[argc++] = "--library-path";
+        argv[argc++] = g->dir;
+    }
+    argv[argc++] = path;
+    for (; args != NULL && *args != NULL && argc < 63; args++)
+        argv[argc++] = *args;
+    argv[argc] = NULL;
+
+    for (char **e = environ; *e != NULL && envc < 500; e++)
+        if (inherited(*e))
+            envp[envc++] = *e;
+    if (preload != NULL) {
+        snprintf(preload_env, sizeof preload_env, "LD_PRELOAD=%s", preload);
+        envp[envc++] = preload_env;
+    }
+    for (; env != NULL && *env != NULL && envc < 510; env++)
+        envp[envc++] = *env;
+    envp[envc] = NULL;
+
+    char outname[] = "/tmp/afx-out-XXXXXX", errname[] = "/tmp/afx-err-XXXXXX";
+    /* Usable outside a test too (main's probing): failures are reported
+     * as a status of -1, never with ck_assert. */
+    c->status = -1;
+    c->out[0] = '\0';
+    snprintf(c->err, sizeof c->err, "cannot start %s: %s\n", argv[0], strerror(errno));
+    int out = mkstemp(outname), err = mkstemp(errname);
+    if (out < 0 || err < 0)
+        return;
+    unlink(outname);
+    unlink(errname);
+
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return;
+    if (pid == 0) {
+        dup2(out, STDOUT_FILENO);
+        dup2(err, STDERR_FILENO);
+        execve(argv[0], (char *const *)argv, (char *const *)envp);
+        dprintf(STDERR_FILENO, "exec %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    c->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    slurp(out, c->out, sizeof c->out);
+    slurp(err, c->err, sizeof c->err);
+}
+
+int afx_arenas(const struct child *c)
+{
+    const char *p = strstr(c->out, "arenas=");
+    ck_assert_msg(c->status == 0 && p != NULL, "test program failed (status %d): %s%s",
+                  c->status, c->out, c->err);
+    return atoi(p + strlen("arenas="));
+}
+
+int afx_log_lines(const struct child *c)
+{
+    int n = 0;
+    for (const char *p = c->err; *p != '\0'; p++)
+        if ((p == c->err || p[-1] == '\n') && strncmp(p, "arenafix:", 9) == 0)
+            n++;
+    return n;
+}
+
+void afx_skip(const char *what, const char *why)
+{
+    printf("SKIP: %s: %s\n", what, why);
+    afx_skipped++;
+}

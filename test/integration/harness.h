@@ -1,0 +1,53 @@
+/* Runs the test programs in child processes, with or without the real
+ * preload, under the system glibc or an affected one. */
+#ifndef AFX_TEST_HARNESS_H
+#define AFX_TEST_HARNESS_H
+
+#include <check.h>
+#include <stdbool.h>
+
+struct child {
+    int status;             /* exit status, or 128 + signal */
+    char out[16384];
+    char err[16384];
+};
+
+struct glibc {
+    const char *name;       /* "system" or "affected" */
+    const char *dir;        /* NULL: the system glibc */
+    bool affected;          /* shows the bug (proved, not assumed) */
+};
+
+/* Filled by main() from the environment. */
+extern const char *afx_testlib;     /* ARENAFIX_TESTLIB */
+extern const char *afx_bin;         /* directory of the test programs */
+extern struct glibc afx_glibcs[2];
+extern int afx_nglibcs;
+extern long afx_online;             /* CPUs online, read independently */
+
+/* Threads the arena tests start, and the count a fixed glibc gives them. */
+enum { AFX_THREADS = 30, AFX_BUG_ARENAS = 9 };
+long afx_fixed_arenas(int threads);
+
+/* Run bin/PROG ARGS (NULL-terminated) under glibc g with a clean
+ * environment plus env (NULL-terminated "NAME=value"); preload names
+ * what goes in LD_PRELOAD (NULL: nothing). */
+void afx_run(struct child *c, const struct glibc *g, const char *preload,
+             const char *const *env, const char *prog, const char *const *args);
+
+/* "arenas=N" from a pinned run, failing the test if absent. */
+int afx_arenas(const struct child *c);
+
+/* Lines on stderr that start with "arenafix:". */
+int afx_log_lines(const struct child *c);
+
+/* Skips are printed where they happen and counted here. */
+void afx_skip(const char *what, const char *why);
+extern int afx_skipped;
+
+Suite *arenas_suite(void);
+Suite *standdown_suite(void);
+Suite *semantics_suite(void);
+Suite *cost_suite(void);
+
+#endif

@@ -1,0 +1,86 @@
+/* The zero-cost promise: preloaded into a program that never creates a
+ * thread nor narrows its mask, arenafix makes no system call beyond what
+ * loading any library costs, and never touches /sys or /proc. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *strace_path(void)
+{
+    static const char *const where[] = { "/usr/bin/strace", "/bin/strace" };
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
+        if (access(where[i], X_OK) == 0)
+            return where[i];
+    return NULL;
+}
+
+/* Trace bin/single with LD_PRELOAD=lib; return the syscall names, one
+ * per line, memory mappings left out (their number follows the
+ * library's segments, not its behaviour). */
+static char *trace(const char *lib, char *names, size_t size, char *raw, size_t rawsize)
+{
+    char tracefile[] = "/tmp/afx-trace-XXXXXX", preload[4200], prog[4200];
+    int fd = mkstemp(tracefile);
+    ck_assert(fd >= 0);
+    close(fd);
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", lib);
+    snprintf(prog, sizeof prog, "%s/single", afx_bin);
+    const char *args[] = { "-f", "-qq", "-o", tracefile, "-E", preload, prog, NULL };
+    struct child *c = calloc(1, sizeof *c);
+    afx_run(c, &afx_glibcs[0], NULL, NULL, strace_path(), args);
+    ck_assert_msg(c->status == 0, "strace failed: %s", c->err);
+    free(c);
+
+    FILE *f = fopen(tracefile, "r");
+    ck_assert(f != NULL);
+    size_t len = 0, rawlen = 0;
+    char line[4096];
+    names[0] = raw[0] = '\0';
+    while (fgets(line, sizeof line, f) != NULL) {
+        rawlen += (size_t)snprintf(raw + rawlen, rawlen < rawsize ? rawsize - rawlen : 0, "%s",
+                                   line);
+        /* -f prefixes each line with the pid */
+        char *call = line + strspn(line, "0123456789");
+        call += strspn(call, " ");
+        size_t n = strcspn(call, "(");
+        if (strncmp(call, "mmap", 4) == 0 || strncmp(call, "mprotect", 8) == 0
+            || strncmp(call, "munmap", 6) == 0 || strncmp(call, "+++", 3) == 0)
+            continue;
+        len += (size_t)snprintf(names + len, len < size ? size - len : 0, "%.*s\n", (int)n, call);
+    }
+    fclose(f);
+    unlink(tracefile);
+    return names;
+}
+
+START_TEST(no_syscalls_beyond_loading)
+{
+    if (strace_path() == NULL) {
+        printf("SKIP: zero-cost trace: strace is not installed (apt-get install strace)\n");
+        return;
+    }
+    static char base[16384], shim[16384], raw[65536], baseraw[65536];
+    char empty[4200];
+    snprintf(empty, sizeof empty, "%s/libempty.so", afx_bin);
+    trace(empty, base, sizeof base, baseraw, sizeof baseraw);
+    trace(afx_testlib, shim, sizeof shim, raw, sizeof raw);
+    ck_assert_msg(strstr(raw, "/sys/") == NULL && strstr(raw, "/proc/") == NULL,
+                  "the preload touched /sys or /proc:\n%s", raw);
+    ck_assert_msg(strcmp(base, shim) == 0,
+                  "system calls differ from an empty preload's:\n--- empty\n%s--- arenafix\n%s",
+                  base, shim);
+}
+END_TEST
+
+Suite *cost_suite(void)
+{
+    Suite *s = suite_create("cost");
+    TCase *tc = tcase_create("zero");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, no_syscalls_beyond_loading);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,165 @@
+/* Never over a user's choice, and explain itself: the preload stands
+ * down for every explicit arena setting, says so in one line, and
+ * otherwise stays silent. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* The affected glibc when there is one: there a wrong decision shows. */
+static const struct glibc *proving_glibc(void)
+{
+    return &afx_glibcs[afx_nglibcs - 1];
+}
+
+static void pinned(struct child *c, const struct glibc *g, const char *preload,
+                   const char *const *env, const char *mallopt)
+{
+    const char *args[] = { "self", "30", mallopt, NULL };
+    afx_run(c, g, preload, env, "pinned", args);
+}
+
+static struct child c;
+
+START_TEST(malloc_arena_max_wins)
+{
+    const char *env[] = { "MALLOC_ARENA_MAX=4", "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
+    ck_assert_int_eq(afx_arenas(&c), 4);
+    ck_assert_msg(strstr(c.err, "standing down: MALLOC_ARENA_MAX=4 is set") != NULL, "%s",
+                  c.err);
+}
+END_TEST
+
+START_TEST(tunable_wins)
+{
+    const char *env[] = { "GLIBC_TUNABLES=glibc.malloc.tcache_count=7:glibc.malloc.arena_max=3",
+                          "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
+    ck_assert_int_eq(afx_arenas(&c), 3);
+    ck_assert_msg(strstr(c.err, "GLIBC_TUNABLES sets glibc.malloc.arena_max=3") != NULL, "%s",
+                  c.err);
+}
+END_TEST
+
+/* glibc's precedence: the tunable over the older variable. */
+START_TEST(tunable_over_variable)
+{
+    const char *env[] = { "GLIBC_TUNABLES=glibc.malloc.arena_max=3", "MALLOC_ARENA_MAX=5",
+                          "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
+    ck_assert_int_eq(afx_arenas(&c), 3);
+    ck_assert_msg(strstr(c.err, "GLIBC_TUNABLES") != NULL, "%s", c.err);
+}
+END_TEST
+
+START_TEST(program_mallopt_wins)
+{
+    const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, proving_glibc(), afx_testlib, env, "5");
+    ck_assert_int_eq(afx_arenas(&c), 5);
+    ck_assert_msg(strstr(c.err, "the program called mallopt(M_ARENA_MAX, 5)") != NULL, "%s",
+                  c.err);
+}
+END_TEST
+
+START_TEST(explicit_arena_max)
+{
+    const char *env[] = { "ARENAFIX_ARENA_MAX=12", NULL };
+    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
+    ck_assert_int_eq(afx_arenas(&c), 12);
+}
+END_TEST
+
+/* jemalloc has no glibc arenas to size: hands off. */
+START_TEST(foreign_malloc)
+{
+    static const char *const candidates[] = {
+        "/usr/lib/" AFX_MULTIARCH "/libjemalloc.so.2",
+        "/usr/lib/libjemalloc.so.2",
+        "/usr/lib64/libjemalloc.so.2",
+    };
+    const char *jemalloc = NULL;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (access(candidates[i], R_OK) == 0)
+            jemalloc = candidates[i];
+    if (jemalloc == NULL) {
+        printf("SKIP: foreign malloc stand-down: libjemalloc.so.2 not installed "
+               "(apt-get install libjemalloc2)\n");
+        return;
+    }
+    char preload[4096];
+    snprintf(preload, sizeof preload, "%s %s", jemalloc, afx_testlib);
+    const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, &afx_glibcs[0], preload, env, NULL);
+    ck_assert_msg(c.status == 0, "status %d: %s", c.status, c.err);
+    ck_assert_msg(strstr(c.err, "standing down: malloc is not glibc's") != NULL, "%s", c.err);
+    ck_assert_msg(strstr(c.err, "jemalloc") != NULL, "%s", c.err);
+}
+END_TEST
+
+/* Silent by default; one line, at activation, when asked. */
+START_TEST(silent_by_default_one_line_when_verbose)
+{
+    pinned(&c, proving_glibc(), afx_testlib, NULL, NULL);
+    ck_assert_int_eq(afx_arenas(&c), afx_fixed_arenas(AFX_THREADS));
+    ck_assert_msg(c.err[0] == '\0', "stderr not empty: %s", c.err);
+
+    const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
+    ck_assert_int_eq(afx_log_lines(&c), 1);
+    char expect[128];
+    snprintf(expect, sizeof expect, "%ld CPUs online, this thread sees ", afx_online);
+    ck_assert_msg(strstr(c.err, expect) != NULL, "%s", c.err);
+    snprintf(expect, sizeof expect, "arena_max=%ld (", afx_online * (sizeof(long) == 4 ? 2 : 8));
+    ck_assert_msg(strstr(c.err, expect) != NULL, "%s", c.err);
+    ck_assert_msg(strstr(c.err, "mode mallopt)") != NULL, "%s", c.err);
+}
+END_TEST
+
+/* A bad value: one warning naming it, then the default behaviour. */
+START_TEST(malformed_variable_warns_once)
+{
+    const char *env[] = { "ARENAFIX_MODE=sometimes", "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
+    ck_assert_int_eq(afx_arenas(&c), afx_fixed_arenas(AFX_THREADS));
+    ck_assert_msg(strstr(c.err, "ignoring ARENAFIX_MODE=\"sometimes\"") != NULL, "%s", c.err);
+    ck_assert_int_eq(afx_log_lines(&c), 2);     /* the warning, the activation */
+}
+END_TEST
+
+/* Lazy by default: a program that never creates a thread or narrows
+ * its mask never activates.  Eager activates from the constructor. */
+START_TEST(eager_activates_in_constructor)
+{
+    const char *lazy[] = { "ARENAFIX_VERBOSE=1", NULL };
+    afx_run(&c, proving_glibc(), afx_testlib, lazy, "single", NULL);
+    ck_assert_int_eq(c.status, 0);
+    ck_assert_int_eq(afx_log_lines(&c), 0);
+
+    const char *eager[] = { "ARENAFIX_VERBOSE=1", "ARENAFIX_EAGER=1", NULL };
+    afx_run(&c, proving_glibc(), afx_testlib, eager, "single", NULL);
+    ck_assert_int_eq(c.status, 0);
+    ck_assert_int_eq(afx_log_lines(&c), 1);
+    ck_assert_msg(strstr(c.err, "arena_max=") != NULL, "%s", c.err);
+}
+END_TEST
+
+Suite *standdown_suite(void)
+{
+    Suite *s = suite_create("standdown");
+    TCase *tc = tcase_create("choices");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, malloc_arena_max_wins);
+    tcase_add_test(tc, tunable_wins);
+    tcase_add_test(tc, tunable_over_variable);
+    tcase_add_test(tc, program_mallopt_wins);
+    tcase_add_test(tc, explicit_arena_max);
+    tcase_add_test(tc, foreign_malloc);
+    tcase_add_test(tc, silent_by_default_one_line_when_verbose);
+    tcase_add_test(tc, malformed_variable_warns_once);
+    tcase_add_test(tc, eager_activates_in_constructor);
+    suite_add_tcase(s, tc);
+    return s;
+}
