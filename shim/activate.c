@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
 
@@ -29,10 +30,11 @@ static atomic_bool touch;
 static atomic_bool program_mallopt;
 static atomic_int program_mallopt_value;
 
-/* Set while this thread activates: a call back into a wrapper from
- * inside (a foreign malloc creating a thread, say) must not wait on
- * its own pthread_once. */
-static __thread bool activating;
+/* The thread activating, while it does: a call back into a wrapper
+ * from inside (a foreign malloc creating a thread, say) must not wait
+ * on its own pthread_once.  Not a TLS flag: that would pull in ld.so's
+ * __tls_get_addr, and may allocate in a dlopen()ed copy. */
+static _Atomic uintptr_t activator;
 
 /* Reads only the environment: no system call, so the constructor
  * costs nothing in processes that never need the fix. */
@@ -98,7 +100,7 @@ static void activate_once(void)
     struct afx_facts facts = { 0 };
     char why[320];
 
-    activating = true;
+    atomic_store(&activator, (uintptr_t)pthread_self());
     gather(&facts);
     struct afx_decision d = afx_decide(&facts, why, sizeof why);
     if (d.set_arena_max && afx_real()->mallopt.fn != NULL)
@@ -108,13 +110,14 @@ static void activate_once(void)
         afx_log("glibc %s, %ld CPUs online, this thread sees %ld: %s", gnu_get_libc_version(),
                 facts.online, afx_thread_cpus(), why);
     atomic_store_explicit(&activated, true, memory_order_release);
-    activating = false;
+    atomic_store(&activator, 0);
     errno = saved;
 }
 
 void afx_activate(void)
 {
-    if (atomic_load_explicit(&activated, memory_order_acquire) || activating)
+    if (atomic_load_explicit(&activated, memory_order_acquire)
+        || atomic_load(&activator) == (uintptr_t)pthread_self())
         return;
     pthread_once(&activation_once, activate_once);
 }

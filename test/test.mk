@@ -56,3 +56,18 @@ $(B)/test/integration: $(INTEG_SRC) test/integration/harness.h | $(B)/test
 
 check-shim: $(SHIM_LIB) $(TEST_PROGS) $(B)/test/integration
 	AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
+
+# ---- what the library exports and needs --------------------------------
+# Only the interposers, under the versions they stand in for; no library
+# beyond libc (no libdl or libpthread stubs on glibc >= 2.34).
+.PHONY: check-exports
+check: check-exports
+check-exports: $(SHIM_LIB)
+	@expected=test/exports-$(firstword $(subst -, ,$(SHIM_ARCH))).txt; \
+	if [ ! -f $$expected ]; then echo "SKIP: export list: no $$expected for this architecture"; exit 0; fi; \
+	objdump -T $(SHIM_LIB) | awk '$$4 == ".text" { print $$6, $$7 }' | sort > $(B)/test/exports.txt; \
+	diff -u $$expected $(B)/test/exports.txt && echo "exports: ok (only the interposers)"
+	@needed=$$(objdump -p $(SHIM_LIB) | awk '$$1 == "NEEDED" { print $$2 }' | tr '\n' ' '); \
+	if [ "$$needed" != "libc.so.6 " ] && [ -z "$(SHIM_LIBS)" ]; then \
+	    echo "needed: FAIL: the library needs $$needed(only libc.so.6 expected)"; exit 1; fi; \
+	echo "needed: ok ($$needed)"

@@ -18,6 +18,7 @@ version=${2:-$(dpkg-query -W -f '${Version}' libc6)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
 cd "$work"
 
 # A private deb-src list, so the host's apt configuration stays as it is.
