@@ -1,0 +1,71 @@
+# build/cli/arenafix: the command.  Its tests are in test/cli/.
+
+CLI_SRC := $(wildcard cli/*.c)
+# Pure parsers shared with the library: one definition of the shim's
+# settings and of a sysfs cpulist.
+CLI_SHARED := shim/config.c shim/sysparse.c
+CLI_OBJ := $(CLI_SRC:cli/%.c=$(B)/cli/%.o) $(CLI_SHARED:shim/%.c=$(B)/cli/shim-%.o)
+CLI_BIN := $(B)/cli/arenafix
+
+# Where the installed command finds the installed library.  When that is
+# the multiarch directory, LD_PRELOAD gets a literal $LIB (ld.so expands
+# it to lib/<multiarch> for each program), so 32- and 64-bit programs
+# each load their own build, as with faketime.
+CLI_LIB_ENTRY := $(if $(and $(MULTIARCH),$(filter $(PREFIX)/lib/$(MULTIARCH)/arenafix,$(PKGLIBDIR))),$(PREFIX)/$$LIB/arenafix/libarenafix.so,$(PKGLIBDIR)/libarenafix.so)
+CLI_CFLAGS := $(AFX_CFLAGS) -Ishim -MMD -MP -pthread \
+              -DAFX_PKGLIBDIR='"$(PKGLIBDIR)"' -DAFX_PRELOAD_ENTRY='"$(CLI_LIB_ENTRY)"'
+
+all: $(CLI_BIN)
+
+$(B)/cli:
+	mkdir -p $@
+
+# The install directories are compiled in: rebuild when they change.
+$(B)/cli/paths.stamp: FORCE | $(B)/cli
+	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY)' | cmp -s - $@ || echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(B)/cli/library.o: $(B)/cli/paths.stamp
+
+$(B)/cli/%.o: cli/%.c | $(B)/cli
+	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/cli/shim-%.o: shim/%.c | $(B)/cli
+	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(CLI_BIN): $(CLI_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(CLI_OBJ)
+
+-include $(wildcard $(B)/cli/*.d)
+
+.PHONY: install-cli uninstall-cli
+install: install-cli
+uninstall: uninstall-cli
+
+install-cli: $(CLI_BIN)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/arenafix
+
+uninstall-cli:
+	rm -f $(DESTDIR)$(BINDIR)/arenafix
+
+# ---- make check-cli: the command run for real (test/cli/) ------------
+CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
+CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c shim/sysparse.c
+
+$(B)/test/cli-tests: $(CLI_TEST_SRC) $(CLI_TEST_PURE) test/cli/harness.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Ishim $(CFLAGS) -o $@ $(CLI_TEST_SRC) $(CLI_TEST_PURE) $(CHECK_LIBS)
+
+# No preload reaches a static program: the wrapper must warn about it.
+$(B)/test/cli-static: test/cli/static.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -static -o $@ $<
+
+# A process with a known number of arenas, for inspect.
+$(B)/test/arenawait: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -o $@ $<
+
+.PHONY: check-cli
+check: check-cli
+check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/cli-tests
+	AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

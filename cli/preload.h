@@ -1,0 +1,17 @@
+/* LD_PRELOAD as a list: add to it, never replace it.  Pure. */
+#ifndef AFX_PRELOAD_H
+#define AFX_PRELOAD_H
+
+#include <stdbool.h>
+
+/* True if the list (items separated by spaces or colons, as ld.so
+ * reads it) holds an item equal to name. */
+bool afx_preload_has(const char *list, const char *name);
+
+/* A new malloc'd list: list with entry appended after a colon, or a
+ * copy of list if it already holds entry or alias (the same library
+ * under another name; may be NULL).  NULL or empty list: just entry.
+ * NULL if out of memory. */
+char *afx_preload_append(const char *list, const char *entry, const char *alias);
+
+#endif

@@ -1,0 +1,55 @@
+/* A process with a known number of arenas, for "arenafix inspect":
+ *
+ *   arenawait THREADS [pinned]
+ *
+ * Starts THREADS threads (pinned: each first pins itself to one CPU),
+ * each mallocs once, then all stay alive.  Prints "arenas=N" as
+ * malloc_info counts them and waits until stdin is closed. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arenas.h"
+
+static pthread_barrier_t attached;
+static cpu_set_t one_cpu;
+static int pin;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    if (pin && sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0) {
+        perror("arenawait: sched_setaffinity");
+        exit(2);
+    }
+    void *volatile p = malloc(100);
+    (void)p;
+    pthread_barrier_wait(&attached);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = argc > 1 ? atoi(argv[1]) : 4;
+    pin = argc > 2 && strcmp(argv[2], "pinned") == 0;
+    CPU_ZERO(&one_cpu);
+    CPU_SET(0, &one_cpu);
+    pthread_barrier_init(&attached, NULL, (unsigned)threads + 1);
+    for (int i = 0; i < threads; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, worker, NULL) != 0)
+            return 2;
+    }
+    pthread_barrier_wait(&attached);
+    printf("arenas=%d\n", count_arenas());
+    fflush(stdout);
+    char buf[64];
+    while (read(STDIN_FILENO, buf, sizeof buf) > 0)
+        ;
+    return 0;
+}

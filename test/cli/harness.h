@@ -1,0 +1,45 @@
+/* Running the arenafix command for real in the tests. */
+#ifndef AFX_TEST_CLI_HARNESS_H
+#define AFX_TEST_CLI_HARNESS_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+struct run {
+    int status;     /* wait status */
+    char *out;      /* all of stdout, NUL-terminated */
+    char *err;      /* all of stderr */
+};
+
+/* Run argv (NULL-terminated) with env changes ("NAME=VALUE" sets,
+ * "NAME" unsets; env may be NULL), stdin from /dev/null.  Returns the
+ * exit status, or 128 + signal. */
+int run(struct run *r, const char *const *env, const char *const *argv);
+void run_free(struct run *r);
+
+/* The command under test (AFX_CLI, default build/cli/arenafix). */
+const char *cli(void);
+/* A test program in the build's test directory (AFX_TEST_BIN). */
+const char *test_prog(const char *name);
+/* ARENAFIX_AFFECTED_GLIBC, or NULL (and a skip note) if none. */
+const char *affected_glibc(const char *test);
+/* The library under test, ARENAFIX_TESTLIB. */
+const char *testlib(void);
+
+#define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Fail with the command's stderr shown. */
+#define ck_assert_status(r, want)                                                                  \
+    ck_assert_msg(WIFEXITED((r)->status) && WEXITSTATUS((r)->status) == (want),                  \
+                  "want exit %d, got wait status 0x%x; stdout: %s; stderr: %s", (want), (r)->status, \
+                  (r)->out, (r)->err)
+
+Suite *wrap_suite(void);
+Suite *probe_suite(void);
+Suite *inspect_suite(void);
+Suite *enable_suite(void);
+Suite *pure_suite(void);
+
+#endif

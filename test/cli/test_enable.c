@@ -1,0 +1,2 @@
+#include "harness.h"
+Suite *enable_suite(void) { return suite_create("enable"); }

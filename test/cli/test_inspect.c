@@ -1,0 +1,2 @@
+#include "harness.h"
+Suite *inspect_suite(void) { return suite_create("inspect"); }

@@ -1,0 +1,257 @@
+/* arenafix [OPTIONS] CMD: the wrapper, run for real. */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char lib[PATH_MAX];
+
+static void setup(void)
+{
+    ck_assert_msg(realpath(testlib(), lib) != NULL, "no library at %s; run make", testlib());
+}
+
+START_TEST(appends_to_existing_preload)
+{
+    struct run r;
+    char want[PATH_MAX + 32];
+    run(&r, ARGV("LD_PRELOAD=libm.so.6"), ARGV(cli(), "sh", "-c", "printf %s \"$LD_PRELOAD\""));
+    ck_assert_status(&r, 0);
+    snprintf(want, sizeof want, "libm.so.6:%s", lib);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(no_duplicate_when_already_preloaded)
+{
+    struct run r;
+    char env[PATH_MAX + 32];
+    snprintf(env, sizeof env, "LD_PRELOAD=libm.so.6 %s", lib);
+    run(&r, (const char *[]){ env, NULL }, ARGV(cli(), "sh", "-c", "printf %s \"$LD_PRELOAD\""));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, env + strlen("LD_PRELOAD="));
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(empty_preload_gets_the_library)
+{
+    struct run r;
+    run(&r, ARGV("LD_PRELOAD"), ARGV(cli(), "sh", "-c", "printf %s \"$LD_PRELOAD\""));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, lib);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(exit_status_passes_through)
+{
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "sh", "-c", "exit 7"));
+    ck_assert_status(&r, 7);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(signal_passes_through)
+{
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "sh", "-c", "kill -TERM $$"));
+    ck_assert_msg(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM,
+                  "want death by SIGTERM, got 0x%x", r.status);
+    run_free(&r);
+}
+END_TEST
+
+/* exec, not fork: the command is our child, in arenafix's place. */
+START_TEST(command_replaces_arenafix)
+{
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "sh", "-c", "echo $PPID"));
+    ck_assert_status(&r, 0);
+    ck_assert_int_eq(atoi(r.out), getpid());
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(options_become_the_library_variables)
+{
+    struct run r;
+    run(&r, ARGV("ARENAFIX_VERBOSE", "ARENAFIX_EAGER"),
+        ARGV(cli(), "-m", "both", "--arena-max", "5", "-v", "--eager", "--", "sh", "-c",
+             "printf %s,%s,%s,%s \"$ARENAFIX_MODE\" \"$ARENAFIX_ARENA_MAX\" \"$ARENAFIX_VERBOSE\" "
+             "\"$ARENAFIX_EAGER\""));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "both,5,1,1");
+    /* eager + verbose: the library in sh said what it did. */
+    ck_assert_msg(strstr(r.err, "arenafix: glibc") != NULL, "no activation line: %s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(fixes_pinned_program_on_affected_glibc)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char loader[PATH_MAX];
+    snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+    struct run r;
+    run(&r, ARGV("LD_PRELOAD"), ARGV(loader, "--library-path", g, test_prog("pinned"), "self", "30"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "arenas=9\n");  /* the bug, without us */
+    run_free(&r);
+    run(&r, ARGV("LD_PRELOAD"),
+        ARGV(cli(), loader, "--library-path", g, test_prog("pinned"), "self", "30"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "arenas=16\n");  /* 8 x 2 CPUs: fixed */
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(warns_on_static_program)
+{
+    struct run r;
+    run(&r, NULL, ARGV(cli(), test_prog("cli-static")));
+    ck_assert_status(&r, 0);  /* warned, not refused */
+    ck_assert_msg(strstr(r.err, "statically linked") != NULL, "no warning: %s", r.err);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "true"));
+    ck_assert_str_eq(r.err, "");
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(warns_on_setuid_program)
+{
+    char dir[] = "/tmp/arenafix-test-XXXXXX", prog[64];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(prog, sizeof prog, "%s/true", dir);
+    struct run r;
+    run(&r, NULL, ARGV("cp", "/bin/true", prog));
+    ck_assert(chmod(prog, 04755) == 0);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), prog));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.err, "setuid") != NULL, "no warning: %s", r.err);
+    run_free(&r);
+    unlink(prog);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    const struct {
+        const char *const *argv;
+        int status;
+        const char *says;
+    } cases[] = {
+        { ARGV("--bogus", "true"), 2, "unknown option --bogus" },
+        { ARGV("-x"), 2, "unknown option -x" },
+        { ARGV("--mode"), 2, "--mode needs a value" },
+        { ARGV("--mode", "fast", "true"), 2, "--mode fast: not a valid value" },
+        { ARGV("--arena-max", "0", "true"), 2, "--arena-max 0: not a valid value" },
+        { ARGV("--arena-max", "12x", "true"), 2, "--arena-max 12x: not a valid value" },
+        { ARGV("-v"), 2, "no command given" },
+        { ARGV("arenafix-no-such-command"), 127, "arenafix-no-such-command: command not found" },
+        { ARGV("/no/such/file"), 127, "command not found" },
+        { ARGV("/etc/passwd"), 126, "not executable" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[8] = { cli() };
+        for (int k = 0; cases[i].argv[k] != NULL; k++)
+            argv[k + 1] = cases[i].argv[k];
+        struct run r;
+        run(&r, NULL, argv);
+        ck_assert_status(&r, cases[i].status);
+        ck_assert_msg(strstr(r.err, cases[i].says) != NULL, "case %zu: want \"%s\" in: %s", i,
+                      cases[i].says, r.err);
+        ck_assert_msg(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "not one line: %s", r.err);
+        run_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(path_prints_the_library)
+{
+    struct run r;
+    char want[PATH_MAX + 2];
+    snprintf(want, sizeof want, "%s\n", lib);
+    run(&r, ARGV("ARENAFIX_LIBRARY"), ARGV(cli(), "path"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+    run(&r, ARGV("ARENAFIX_LIBRARY"), ARGV(cli(), "path", "--preload"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "path", "--bogus"));
+    ck_assert_status(&r, 2);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(library_variable_overrides)
+{
+    struct run r;
+    char env[PATH_MAX + 32], want[PATH_MAX + 8];
+    /* Another spelling of the same file: only the variable can give it. */
+    char *slash = strrchr(lib, '/');
+    snprintf(want, sizeof want, "%.*s/.%s\n", (int)(slash - lib), lib, slash);
+    snprintf(env, sizeof env, "ARENAFIX_LIBRARY=%.*s", (int)strlen(want) - 1, want);
+    run(&r, (const char *[]){ env, NULL }, ARGV(cli(), "path"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+    run(&r, ARGV("ARENAFIX_LIBRARY=/no/such/lib.so"), ARGV(cli(), "true"));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "ARENAFIX_LIBRARY=/no/such/lib.so") != NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(version_and_help)
+{
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "--version"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "arenafix " AFX_VERSION "\n");
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "--help"));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strncmp(r.out, "Usage: arenafix", 15) == 0, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+Suite *wrap_suite(void)
+{
+    Suite *s = suite_create("wrap");
+    TCase *tc = tcase_create("wrap");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, appends_to_existing_preload);
+    tcase_add_test(tc, no_duplicate_when_already_preloaded);
+    tcase_add_test(tc, empty_preload_gets_the_library);
+    tcase_add_test(tc, exit_status_passes_through);
+    tcase_add_test(tc, signal_passes_through);
+    tcase_add_test(tc, command_replaces_arenafix);
+    tcase_add_test(tc, options_become_the_library_variables);
+    tcase_add_test(tc, fixes_pinned_program_on_affected_glibc);
+    tcase_add_test(tc, warns_on_static_program);
+    tcase_add_test(tc, warns_on_setuid_program);
+    tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, path_prints_the_library);
+    tcase_add_test(tc, library_variable_overrides);
+    tcase_add_test(tc, version_and_help);
+    suite_add_tcase(s, tc);
+    return s;
+}
