@@ -1,0 +1,62 @@
+# bench/: arenafix-bench, the pinned-thread benchmark (docs/benchmarks.md).
+#   make bench       the default matrix; results in build/bench/results.*
+#   make demo        a short side-by-side table (the README's main job)
+#   make check-bench the benchmark's own tests
+
+BENCH_BIN  := $(B)/bench/arenafix-bench
+BENCH_LIB  := model options placement pin workloads env runner stats report plot
+BENCH_OBJ  := $(BENCH_LIB:%=$(B)/bench/%.o)
+BENCH_TESTS := $(B)/bench/tests/bench-tests
+
+HWLOC_CFLAGS = $(shell pkg-config --cflags hwloc)
+HWLOC_LIBS   = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+# test/progs/arenas.h: the one arena counter the test programs use too.
+BENCH_CFLAGS = $(AFX_CFLAGS) -pthread -MMD -MP -Itest/progs $(HWLOC_CFLAGS) \
+               -DAFB_SHIM_PATH='"$(PKGLIBDIR)/libarenafix.so"'
+BENCH_LIBS   = $(HWLOC_LIBS) -pthread -lm
+
+# Overridable: make bench BENCH_FLAGS='-t 32 -r 5'
+BENCH_FLAGS ?=
+BENCH_OUT   ?= $(B)/bench
+
+.PHONY: bench demo check-bench install-bench uninstall-bench
+all: $(BENCH_BIN)
+check: check-bench
+install: install-bench
+uninstall: uninstall-bench
+
+$(B)/bench $(B)/bench/tests:
+	mkdir -p $@
+
+$(B)/bench/%.o: bench/%.c | $(B)/bench
+	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJ) $(B)/bench/main.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
+
+bench: $(BENCH_BIN) $(SHIM_LIB)
+	$(BENCH_BIN) -o $(BENCH_OUT) $(BENCH_FLAGS)
+
+# Seconds, not minutes: the reproducer's workload, pinned, on the affected
+# glibc (when there is one) without the fix, with the shim, and the
+# baselines beside them.
+demo: $(BENCH_BIN) $(SHIM_LIB)
+	$(BENCH_BIN) -w repro -s unpinned,pinned,tunable,shim-mallopt -i 50000 -r 3 $(BENCH_FLAGS)
+
+$(B)/bench/tests/%.o: bench/tests/%.c | $(B)/bench/tests
+	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) -Ibench $(CHECK_CFLAGS) \
+	    -DAFB_TEST_DIR='"$(abspath bench/tests)"' $(CFLAGS) -c $< -o $@
+
+BENCH_TEST_OBJ := $(patsubst bench/tests/%.c,$(B)/bench/tests/%.o,$(wildcard bench/tests/*.c))
+$(BENCH_TESTS): $(BENCH_TEST_OBJ) $(BENCH_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(BENCH_LIBS)
+
+check-bench: $(BENCH_TESTS) $(BENCH_BIN)
+	AFB_BENCH_BIN=$(abspath $(BENCH_BIN)) $(BENCH_TESTS)
+
+install-bench: $(BENCH_BIN)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(BENCH_BIN) $(DESTDIR)$(BINDIR)/arenafix-bench
+
+uninstall-bench:
+	rm -f $(DESTDIR)$(BINDIR)/arenafix-bench

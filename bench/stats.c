@@ -1,0 +1,168 @@
+/* Statistics and targets (stats.h). */
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double afb_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void afb_cell_add(struct afb_cell *c, const struct afb_metrics *m)
+{
+    c->runs = realloc(c->runs, sizeof *c->runs * (size_t)(c->nruns + 1));
+    c->runs[c->nruns++] = *m;
+    c->status = AFB_OK;
+}
+
+void afb_results_finish(struct afb_results *r)
+{
+    for (int w = 0; w < AFB_W_COUNT; w++)
+        for (int g = 0; g < AFB_G_COUNT; g++)
+            for (int s = 0; s < AFB_S_COUNT; s++) {
+                struct afb_cell *c = &r->cell[w][g][s];
+                if (c->nruns == 0)
+                    continue;
+                double *v = malloc(sizeof *v * (size_t)c->nruns);
+                for (int i = 0; i < AFB_METRIC_COUNT; i++) {
+                    for (int k = 0; k < c->nruns; k++)
+                        v[k] = *afb_metric_at(&c->runs[k], i);
+                    *afb_metric_at(&c->median, i) = afb_median(v, c->nruns);
+                }
+                free(v);
+            }
+}
+
+void afb_results_free(struct afb_results *r)
+{
+    for (int w = 0; w < AFB_W_COUNT; w++)
+        for (int g = 0; g < AFB_G_COUNT; g++)
+            for (int s = 0; s < AFB_S_COUNT; s++)
+                free(r->cell[w][g][s].runs);
+}
+
+const struct afb_cell *afb_baseline(const struct afb_results *r, enum afb_workload w)
+{
+    const struct afb_cell *c = &r->cell[w][AFB_G_SYSTEM][AFB_S_PINNED];
+    return c->status == AFB_OK ? c : NULL;
+}
+
+double afb_ratio(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return NAN;
+    if (b == 0)
+        return a == 0 ? 1 : INFINITY;
+    return a / b;
+}
+
+static const struct afb_cell *ok(const struct afb_results *r, int w, int g, int s)
+{
+    const struct afb_cell *c = &r->cell[w][g][s];
+    return c->status == AFB_OK ? c : NULL;
+}
+
+static int add(struct afb_check *out, int n, int max, int verdict, double value, double target,
+               const char *name, const char *detail)
+{
+    if (n >= max)
+        return n;
+    out[n] = (struct afb_check){ .value = value, .target = target, .verdict = verdict };
+    snprintf(out[n].name, sizeof out[n].name, "%s", name);
+    snprintf(out[n].detail, sizeof out[n].detail, "%s", detail);
+    return n + 1;
+}
+
+/* Arena count with the shim equals the fixed glibc's, every pinned run. */
+static int check_arenas(const struct afb_results *r, struct afb_check *out, int n, int max)
+{
+    static const int allocating[] = { AFB_W_REPRO, AFB_W_MIXED, AFB_W_CONN };
+    for (size_t i = 0; i < sizeof allocating / sizeof *allocating; i++) {
+        int w = allocating[i];
+        const struct afb_cell *fixed = ok(r, w, AFB_G_SYSTEM, AFB_S_PINNED);
+        if (fixed == NULL)
+            continue;
+        for (int g = 0; g < AFB_G_COUNT; g++)
+            for (int s = AFB_S_SHIM_MALLOPT; s <= AFB_S_SHIM_BOTH; s++) {
+                const struct afb_cell *c = ok(r, w, g, s);
+                if (c == NULL)
+                    continue;
+                char name[96], detail[160];
+                snprintf(name, sizeof name, "arenas %s %s/%s == fixed glibc's", afb_workload_names[w],
+                         afb_glibc_names[g], afb_scenario_names[s]);
+                snprintf(detail, sizeof detail, "%.0f vs %.0f%s", c->median.arenas,
+                         fixed->median.arenas,
+                         s == AFB_S_SHIM_TOUCH && r->pin == AFB_P_INHERIT && g == AFB_G_AFFECTED
+                             ? " (touch mode cannot fix an inherited mask)" : "");
+                n = add(out, n, max, c->median.arenas == fixed->median.arenas, c->median.arenas,
+                        fixed->median.arenas, name, detail);
+            }
+    }
+    return n;
+}
+
+/* A ratio target: cell A's metric over cell B's, at most (or at least) T. */
+static int check_ratio(struct afb_check *out, int n, int max, const struct afb_cell *a,
+                       const struct afb_cell *b, int metric, double target, int at_most,
+                       const char *name)
+{
+    if (a == NULL || b == NULL)
+        return n;
+    struct afb_metrics ma = a->median, mb = b->median;
+    double va = *afb_metric_at(&ma, metric), vb = *afb_metric_at(&mb, metric);
+    double q = afb_ratio(va, vb);
+    char detail[160];
+    snprintf(detail, sizeof detail, "%.4g / %.4g %s = %.3f (target %s %.2f)", va, vb,
+             afb_metric_names[metric], q, at_most ? "<=" : ">=", target);
+    return add(out, n, max, at_most ? q <= target : q >= target, q, target, name, detail);
+}
+
+int afb_checks(const struct afb_results *r, struct afb_check *out, int max)
+{
+    int n = check_arenas(r, out, 0, max);
+    int aff = ok(r, AFB_W_REPRO, AFB_G_AFFECTED, AFB_S_SHIM_MALLOPT) ? AFB_G_AFFECTED : AFB_G_SYSTEM;
+
+    for (int w = AFB_W_REPRO; w <= AFB_W_MIXED; w++) {
+        char name[96];
+        snprintf(name, sizeof name, "lock waits %s %s/shim-mallopt <= 1.1 x fixed glibc's",
+                 afb_workload_names[w], afb_glibc_names[aff]);
+        n = check_ratio(out, n, max, ok(r, w, aff, AFB_S_SHIM_MALLOPT),
+                        ok(r, w, AFB_G_SYSTEM, AFB_S_PINNED), 4, 1.1, 1, name);
+    }
+    for (int g = 0; g < AFB_G_COUNT; g++) {
+        char name[96];
+        snprintf(name, sizeof name, "thread churn %s: preload <= 1.01 x without", afb_glibc_names[g]);
+        n = check_ratio(out, n, max, ok(r, AFB_W_THREADS, g, AFB_S_SHIM_MALLOPT),
+                        ok(r, AFB_W_THREADS, g, AFB_S_PINNED), 0, 1.01, 1, name);
+        snprintf(name, sizeof name, "exec churn %s: preload <= 1.03 x without", afb_glibc_names[g]);
+        n = check_ratio(out, n, max, ok(r, AFB_W_EXEC, g, AFB_S_SHIM_MALLOPT),
+                        ok(r, AFB_W_EXEC, g, AFB_S_PINNED), 0, 1.03, 1, name);
+    }
+
+    /* Throughput against the unpinned run and the tunable means something
+     * only where threads really run in parallel. */
+    const struct afb_cell *shim = ok(r, AFB_W_REPRO, aff, AFB_S_SHIM_MALLOPT);
+    const struct afb_cell *unp = ok(r, AFB_W_REPRO, aff, AFB_S_UNPINNED);
+    const struct afb_cell *tun = ok(r, AFB_W_REPRO, aff, AFB_S_TUNABLE);
+    if (r->online_cpus >= 16) {
+        n = check_ratio(out, n, max, shim, unp, 1, 0.95, 0, "throughput repro shim >= 0.95 x unpinned");
+        n = check_ratio(out, n, max, shim, tun, 1, 0.95, 0, "throughput repro shim >= 0.95 x tunable");
+    } else if (shim != NULL) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "needs >= 16 CPUs; this host has %d", r->online_cpus);
+        n = add(out, n, max, -1, NAN, 0.95, "throughput repro shim >= 0.95 x unpinned, tunable", detail);
+    }
+    return n;
+}
