@@ -1,9 +1,11 @@
 /* A process with a known number of arenas, for "arenafix inspect":
  *
- *   arenawait THREADS [pinned]
+ *   arenawait THREADS [pinned|grow]
  *
  * Starts THREADS threads (pinned: each first pins itself to one CPU),
- * each mallocs once, then all stay alive.  Prints "arenas=N" as
+ * each mallocs once, then all stay alive.  grow: the first thread's
+ * arena grows past one heap (64 MiB), which maps cannot tell from a
+ * second arena.  Prints "arenas=N" as
  * malloc_info counts them and waits until stdin is closed. */
 #include <pthread.h>
 #include <sched.h>
@@ -16,7 +18,22 @@
 
 static pthread_barrier_t attached;
 static cpu_set_t one_cpu;
-static int pin;
+static int pin, grow;
+static pthread_mutex_t first = PTHREAD_MUTEX_INITIALIZER;
+static int grown;
+
+/* Chunks under the mmap threshold, so they come from the arena. */
+static void grow_arena(void)
+{
+    pthread_mutex_lock(&first);
+    int mine = !grown;
+    grown = 1;
+    pthread_mutex_unlock(&first);
+    for (int i = 0; mine && i < 800; i++) {
+        void *volatile p = malloc(100 * 1024);
+        (void)p;
+    }
+}
 
 static void *worker(void *arg)
 {
@@ -27,6 +44,8 @@ static void *worker(void *arg)
     }
     void *volatile p = malloc(100);
     (void)p;
+    if (grow)
+        grow_arena();
     pthread_barrier_wait(&attached);
     for (;;)
         pause();
@@ -37,6 +56,7 @@ int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 4;
     pin = argc > 2 && strcmp(argv[2], "pinned") == 0;
+    grow = argc > 2 && strcmp(argv[2], "grow") == 0;
     CPU_ZERO(&one_cpu);
     CPU_SET(0, &one_cpu);
     pthread_barrier_init(&attached, NULL, (unsigned)threads + 1);

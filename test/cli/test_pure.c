@@ -8,6 +8,8 @@
 #include "hostinfo.h"
 #include "json.h"
 #include "preload.h"
+#include "procmaps.h"
+#include "verdict.h"
 
 START_TEST(preload_append)
 {
@@ -68,6 +70,63 @@ START_TEST(json_quote)
 }
 END_TEST
 
+START_TEST(maps_heaps)
+{
+    static const char text[] =
+        "55557b8ed000-55557b90e000 rw-p 00000000 00:00 0                          [heap]\n"
+        "7f1d5f800000-7f1d60000000 rw-p 00000000 00:00 0 \n"          /* a stack below */
+        "7f1d60000000-7f1d60021000 rw-p 00000000 00:00 0 \n"          /* heap 1 */
+        "7f1d60021000-7f1d64000000 ---p 00000000 00:00 0 \n"
+        "7f1d64000000-7f1d68000000 rw-p 00000000 00:00 0 \n"          /* heap 2, full */
+        "7f1d68000000-7f1d68021000 rw-p 00000000 00:00 0 \n"          /* too short a tail */
+        "7f1d68021000-7f1d68022000 ---p 00000000 00:00 0 \n"
+        "7f1d70000000-7f1d70021000 rw-p 00000000 fe:00 12 /tmp/file\n" /* not anonymous */
+        "7f1d70021000-7f1d74000000 ---p 00000000 00:00 0 \n"
+        "7f1d78000000-7f1d78021000 rw-p 00000000 00:00 0 \n"          /* heap 3, guard merged */
+        "7f1d78021000-7f1d7c001000 ---p 00000000 00:00 0 \n"
+        "7f1d80000000-7f1d80100000 r-xp 00000000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+        "7f1d80200000-7f1d80201000 r--p 00000000 fe:00 8 /opt/x/libarenafix.so\n"
+        "7f1d80300000-7f1d80301000 r--p 00000000 fe:00 9 /lib64/ld-linux-x86-64.so.2\n";
+    static struct afx_maps m;
+    afx_maps_scan(text, &m);
+    ck_assert_int_eq(m.heaps, 3);
+    ck_assert_uint_eq(m.heap_at[0], 0x7f1d60000000UL);
+    ck_assert_uint_eq(m.heap_at[2], 0x7f1d78000000UL);
+    ck_assert(m.arenafix);
+    ck_assert_str_eq(m.libc, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+    ck_assert_str_eq(m.loader, "/lib64/ld-linux-x86-64.so.2");
+    ck_assert_str_eq(m.foreign, "");
+    afx_maps_scan("", &m);
+    ck_assert_int_eq(m.heaps, 0);
+}
+END_TEST
+
+START_TEST(process_verdict)
+{
+    char why[256];
+    struct afx_process_facts f = { .threads = 31, .online = 2, .narrowed = 30, .arenas = 9,
+                                   .glibc = AFX_GLIBC_AFFECTED };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_HIT);
+    f.glibc = AFX_GLIBC_UNKNOWN;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_HIT);
+    f.glibc = AFX_GLIBC_FIXED;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+    f.glibc = AFX_GLIBC_AFFECTED;
+    f.arenas = 16;      /* 8 x 2 CPUs: the right limit */
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_AT_RISK);
+    f.arenafix = true;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+    f = (struct afx_process_facts){ .threads = 5, .online = 2, .narrowed = 4, .arenas = 5 };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_AT_RISK);
+    f.user_limit = true;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+    f = (struct afx_process_facts){ .threads = 31, .online = 2, .narrowed = 30, .arenas = 9,
+                                    .foreign = "/usr/lib/libjemalloc.so.2" };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+    ck_assert_msg(strstr(why, "libjemalloc") != NULL, "%s", why);
+}
+END_TEST
+
 Suite *pure_suite(void)
 {
     Suite *s = suite_create("pure");
@@ -75,6 +134,8 @@ Suite *pure_suite(void)
     tcase_add_test(tc, preload_append);
     tcase_add_test(tc, cpuset_format);
     tcase_add_test(tc, json_quote);
+    tcase_add_test(tc, maps_heaps);
+    tcase_add_test(tc, process_verdict);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,56 @@
+#include "verdict.h"
+
+#include <stdio.h>
+
+#define ARENAS_PER_CPU (sizeof(long) == 4 ? 2L : 8L)
+
+const char *const afx_health_names[] = {
+    [AFX_FINE] = "fine",
+    [AFX_AT_RISK] = "at risk",
+    [AFX_HIT] = "hit",
+};
+
+/* The totals an affected glibc latches: main's arena plus arena_test
+ * (9 on 64-bit) when the deciding thread saw one CPU, else 8 per CPU. */
+static bool latched_total(long arenas, long online)
+{
+    if (arenas >= ARENAS_PER_CPU * online)
+        return false;
+    return arenas == ARENAS_PER_CPU + 1 || (arenas > 0 && arenas % ARENAS_PER_CPU == 0);
+}
+
+enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size)
+{
+    if (f->foreign != NULL) {
+        snprintf(why, size, "malloc comes from %s: glibc's arena limit does not apply", f->foreign);
+        return AFX_FINE;
+    }
+    if (f->user_limit) {
+        snprintf(why, size, "the arena limit is set in its environment: the bug does not apply");
+        return AFX_FINE;
+    }
+    if (f->glibc == AFX_GLIBC_FIXED) {
+        snprintf(why, size, "its glibc sizes the arena limit from the online CPUs");
+        return AFX_FINE;
+    }
+    if (f->arenas > 0 && f->threads > f->arenas && latched_total(f->arenas, f->online)) {
+        snprintf(why, size,
+                 "%ld threads share %ld arenas, a limit latched from a narrowed affinity "
+                 "(%ld online CPUs allow %ld); restart it under arenafix",
+                 f->threads, f->arenas, f->online, ARENAS_PER_CPU * f->online);
+        return AFX_HIT;
+    }
+    if (f->narrowed > 0 && !f->arenafix) {
+        snprintf(why, size,
+                 "%ld of %ld threads are pinned narrower than the %ld online CPUs, %s glibc, "
+                 "no libarenafix; restart it under arenafix",
+                 f->narrowed, f->threads, f->online,
+                 f->glibc == AFX_GLIBC_AFFECTED ? "on an affected" : "on a possibly affected");
+        return AFX_AT_RISK;
+    }
+    if (f->arenafix)
+        snprintf(why, size, "libarenafix is loaded");
+    else
+        snprintf(why, size, "no thread is pinned narrower than the online CPUs");
+    return AFX_FINE;
+}

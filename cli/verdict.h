@@ -1,0 +1,27 @@
+/* inspect's verdict on a running process.  Pure. */
+#ifndef AFX_VERDICT_H
+#define AFX_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum afx_glibc_state { AFX_GLIBC_UNKNOWN, AFX_GLIBC_AFFECTED, AFX_GLIBC_FIXED };
+enum afx_health { AFX_FINE, AFX_AT_RISK, AFX_HIT };
+
+struct afx_process_facts {
+    long threads;
+    long online;
+    long narrowed;              /* threads allowed fewer CPUs than are online */
+    long arenas;                /* best count we have, -1 unknown */
+    bool arenafix;              /* libarenafix mapped */
+    bool user_limit;            /* MALLOC_ARENA_MAX or the tunable is set */
+    const char *foreign;        /* another malloc, or NULL */
+    enum afx_glibc_state glibc;
+};
+
+/* Decide, and explain in why (one sentence, no newline). */
+enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size);
+
+extern const char *const afx_health_names[];
+
+#endif
