@@ -1,0 +1,28 @@
+# make check-vm: boot an emulated 16-CPU, 2-socket, 2-node host (qemu, TCG)
+# with Debian's kernel and run the project's proofs inside it.  See
+# test/vm/README.md.  Not part of `make check`: it needs qemu and a kernel
+# image (installed or downloaded on first use) and takes about a minute.
+
+VM := $(B)/vm
+
+# Programs the guest runs when they were built; the guest reports the
+# items that need a missing one as skipped.
+VM_OPTIONAL := arenafix?=$(B)/cli/arenafix arenafix-bench?=$(B)/bench/arenafix-bench \
+               hwloc-calc?=/usr/bin/hwloc-calc
+
+.PHONY: check-vm
+$(VM):
+	mkdir -p $@
+
+$(VM)/spread: test/vm/spread.c test/progs/arenas.h | $(VM)
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
+check-vm: $(SHIM_LIB) $(VM)/spread
+	@if [ -z "$(ARENAFIX_AFFECTED_GLIBC)" ]; then \
+	    echo "check-vm: skipped: no affected glibc (set ARENAFIX_AFFECTED_GLIBC)"; exit 0; fi; \
+	set -e; \
+	sh test/vm/prepare.sh $(VM); \
+	sh test/vm/mkinitramfs.sh $(VM)/initrd.gz test/vm/init \
+	    spread=$(VM)/spread libarenafix.so=$(SHIM_LIB) $(VM_OPTIONAL); \
+	python3 test/vm/run.py --kernel $(VM)/vmlinuz --config $(VM)/config \
+	    --initrd $(VM)/initrd.gz --logdir $(VM)
