@@ -14,8 +14,9 @@ DEB_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u ARENAFIX_TESTLIB -u WERROR
 
 .PHONY: deb lint-deb check-deb
 
-# The working tree as git sees it (tracked and new files, ignored ones
-# left out), so that uncommitted changes are built too.
+# Built from the working tree as git sees it (tracked and new files,
+# ignored ones left out), so that uncommitted changes are built too; then
+# cleaned, so that autopkgtest sees a tree without the build's outputs.
 deb:
 	rm -rf $(DEB_OUT)
 	mkdir -p $(DEB_SRC)
@@ -24,11 +25,18 @@ deb:
 	test "$$(cd $(DEB_SRC) && dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
 	    { echo "debian/changelog does not name version $(VERSION)" >&2; exit 1; }
 	cd $(DEB_SRC) && $(DEB_ENV) dpkg-buildpackage -us -uc -b
-	# The build's outputs must not stand in for the installed packages.
 	cd $(DEB_SRC) && $(DEB_ENV) debian/rules clean
 
+# lintian, and the promise of debian/README.Debian: no maintainer script
+# touches /etc/ld.so.preload.
 lint-deb: deb
 	lintian --fail-on error,warning --display-info $(DEB_OUT)/*.changes
+	for deb in $(DEB_OUT)/*.deb; do \
+	    rm -rf $(DEB_OUT)/control && dpkg-deb --control $$deb $(DEB_OUT)/control && \
+	    if grep -l ld.so.preload $(DEB_OUT)/control/*; then \
+	        echo "$$deb: a maintainer script names /etc/ld.so.preload" >&2; exit 1; fi; \
+	done
+	rm -rf $(DEB_OUT)/control
 
 check-deb: lint-deb
 	$(DEB_ENV) DEBIAN_FRONTEND=noninteractive \
@@ -37,4 +45,5 @@ check-deb: lint-deb
 	$(DEB_ENV) autopkgtest --no-built-binaries --output-dir $(DEB_OUT)/autopkgtest \
 	    $(if $(ARENAFIX_AFFECTED_GLIBC),--env=ARENAFIX_AFFECTED_GLIBC=$(ARENAFIX_AFFECTED_GLIBC)) \
 	    $(DEB_SRC)/ -- null
-	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q arenafix arenafix-bench libarenafix
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
+	    $$(for deb in $(DEB_OUT)/*.deb; do dpkg-deb --field $$deb Package; done)
