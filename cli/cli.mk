@@ -52,7 +52,7 @@ uninstall-cli:
 
 # ---- make check-cli: the command run for real (test/cli/) ------------
 CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
-CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c cli/procmaps.c cli/verdict.c shim/sysparse.c
+CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c cli/procmaps.c cli/verdict.c cli/unitfile.c shim/sysparse.c
 
 $(B)/test/cli-tests: $(CLI_TEST_SRC) $(CLI_TEST_PURE) test/cli/harness.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Ishim $(CFLAGS) -o $@ $(CLI_TEST_SRC) $(CLI_TEST_PURE) $(CHECK_LIBS)
