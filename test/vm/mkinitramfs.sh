@@ -57,6 +57,13 @@ if [ -n "${ARENAFIX_AFFECTED_GLIBC:-}" ] && [ -r "$ARENAFIX_AFFECTED_GLIBC/libc.
     cp -L "$ARENAFIX_AFFECTED_GLIBC"/*.so* "$root"/afx-glibc/
 fi
 
+# A loader finds libraries outside its own directories through the cache,
+# as on any Debian host: the affected glibc's loader needs it to find
+# libhwloc and the rest in the system's directories.
+mkdir -p "$root"/etc
+printf '%s\n' /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu >"$root"/etc/ld.so.conf
+ldconfig -r "$root"
+
 cp "$init" "$root"/init
 chmod 755 "$root"/init
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"

@@ -13,6 +13,7 @@ finish fails the run and shows the guest's console.
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -110,26 +111,47 @@ def boot(name, args, extra_append):
 
 
 def parse(text):
-    """Each AFXVM line as (item, {key: value})."""
-    records = []
+    """The AFXVM lines as (item, {key: value}) records, the AFXVM-JSON ones
+    as {item: object} (None when it does not parse) and the AFXVM-TEXT ones
+    as {item: [line, ...]}."""
+    records, documents, texts = [], {}, {}
     for line in text.splitlines():
         # The firmware leaves no newline before the guest's first line.
-        fields = line[line.find("AFXVM "):].split() if "AFXVM " in line else []
-        if len(fields) < 2:
+        at = line.find("AFXVM")
+        if at < 0:
             continue
-        kv = {}
-        for field in fields[2:]:
-            key, _, value = field.partition("=")
-            kv[key] = value
-        records.append((fields[1], kv))
-    return records
+        tag, _, rest = line[at:].partition(" ")
+        item, _, rest = rest.partition(" ")
+        if tag == "AFXVM-JSON":
+            try:
+                documents[item] = json.loads(rest)
+            except ValueError:
+                documents[item] = None
+        elif tag == "AFXVM-TEXT":
+            texts.setdefault(item, []).append(rest)
+        elif tag == "AFXVM" and item:
+            kv = {}
+            for field in rest.split():
+                key, _, value = field.partition("=")
+                kv[key] = value
+            records.append((item, kv))
+    return records, documents, texts
+
+
+def as_text(value):
+    """One spelling for values from key=value lines and from JSON."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
 
 
 class Checker:
     def __init__(self, boot_name, text):
         self.boot = boot_name
         self.text = text
-        self.records = parse(text)
+        self.records, self.documents, self.texts = parse(text)
         self.failed = 0
         self.results = []
 
@@ -140,16 +162,18 @@ class Checker:
         return None
 
     def expect(self, what, kv, want):
-        """want: {key: expected value}; kv None means the line never came."""
+        """want: {key: expected value}; kv None means the line never came.
+        Values from --json documents are compared as JSON writes them."""
         if kv is None:
             self.fail(what, "no result from the guest")
             return
-        wrong = ["%s=%s (want %s)" % (k, kv.get(k, "<none>"), v)
-                 for k, v in want.items() if kv.get(k) != str(v)]
+        wrong = ["%s=%s (want %s)" % (k, as_text(kv.get(k, "<none>")), as_text(v))
+                 for k, v in want.items() if as_text(kv.get(k, "<none>")) != as_text(v)]
         if wrong:
             self.fail(what, ", ".join(wrong))
         else:
-            self.results.append(("PASS", what, " ".join("%s=%s" % kv_ for kv_ in want.items())))
+            self.results.append(("PASS", what, " ".join("%s=%s" % (k, as_text(v))
+                                                         for k, v in want.items())))
 
     def fail(self, what, why):
         self.failed += 1
@@ -169,13 +193,16 @@ class Checker:
                 want["sees"] = sees
         self.expect(what, kv, want)
 
-    def skipped_item(self, item):
-        """The guest says why an item could not run (a binary not built)."""
+    def skipped(self, what, item):
+        """The guest says why an item could not run (a program not built)."""
         kv = self.find(item)
         if kv is not None and "skipped" in kv:
-            self.skip("item %s" % item, kv["skipped"].replace("-", " "))
+            self.skip(what, kv["skipped"].replace("-", " "))
             return True
         return False
+
+    def document(self, item):
+        return self.documents.get(item)
 
     def finished(self):
         self.expect("%s boot: guest ran to the end" % self.boot,
@@ -194,8 +221,97 @@ def check_topology(c, isolated, nohz_full):
                  {"packages": SOCKETS, "numanodes": NODES, "pus": CPUS})
 
 
+def check_probe(c, item, isolated, nohz_full, affinity):
+    """Item 1 (and 4): the probe tells the glibcs apart on this host, and
+    says what it saw of it.  Its thread count and pinning are its own
+    choice: the expected arenas follow from what it reports using."""
+    what = "item %s: arenafix probe" % ("4" if isolated else "1")
+    if c.skipped(what, item):
+        return
+    host = {"online_cpus": CPUS, "online_list": ALL, "affinity_list": affinity,
+            "isolated_list": isolated, "nohz_full_list": nohz_full}
+    for glibc, verdict, status in (("system", "not affected", 0), ("affected", "affected", 3)):
+        c.expect("%s, %s glibc: exit status" % (what, glibc), c.find(item, glibc=glibc),
+                 {"rc": status})
+        doc = c.document("%s-%s" % (item, glibc))
+        if doc is None:
+            c.fail("%s, %s glibc" % (what, glibc), "no --json output")
+            continue
+        threads, pinned_to = doc.get("threads", 0), doc.get("pinned_to_cpus", 0)
+        pinned = glibc_arenas(threads, CPUS if glibc == "system" else pinned_to)
+        want = dict(host, verdict=verdict, exit_status=status, arenas_pinned=pinned,
+                    arenas_pinned_with_library=shim_arenas(threads, CPUS))
+        c.expect("%s, %s glibc" % (what, glibc), doc, want)
+
+
+def check_inspect(c, what, item, online, want_arenas, extra):
+    """A live process under the affected glibc with the shim: inspect must
+    see the shim's limit, the arenas, and the host's CPUs as they are."""
+    if c.skipped(what, item):
+        return
+    c.expect("%s: the process inspected" % what, c.find(item, step="held"),
+             {"arenas": want_arenas})
+    c.expect("%s: exit status" % what, c.find(item, step="inspect"), {"rc": 0})
+    doc = c.document(item)
+    if doc is None:
+        c.fail(what, "no --json output")
+        return
+    want = {"verdict": "fine", "libarenafix": True, "glibc_state": "affected",
+            "online_cpus": online, "arenas_counted": want_arenas}
+    want.update(extra)
+    c.expect(what, doc, want)
+
+
+def check_bench(c):
+    """Item 3: the benchmark's functional pass.  Its timings are never
+    read: under emulation they mean nothing."""
+    what = "item 3: benchmark"
+    if c.skipped(what, "bench"):
+        return
+    c.expect("%s: placement plan" % what, c.find("bench", step="placement"), {"rc": 0})
+    plan = {}
+    for line in c.texts.get("placement", []):
+        m = re.match(r"thread (\d+): package (\d+), CPUs (\d+)$", line.strip())
+        if m:
+            plan[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
+    per_package = {}
+    for package, cpu in plan.values():
+        per_package.setdefault(package, set()).add(cpu)
+    cpus_of = lambda p: set(range(p * CORES_PER_SOCKET, (p + 1) * CORES_PER_SOCKET))
+    placed = {"threads": len(plan), "packages": len(per_package),
+              "threads_per_package": sorted({sum(1 for p, _ in plan.values() if p == q)
+                                             for q in per_package}),
+              "cpus_used": len(set(cpu for _, cpu in plan.values())),
+              "cpus_outside_their_package": sum(1 for p, cpu in plan.values()
+                                                if cpu not in cpus_of(p))}
+    c.expect("%s: threads spread over both packages" % what, placed,
+             {"threads": THREADS, "packages": SOCKETS,
+              "threads_per_package": [THREADS // SOCKETS], "cpus_used": CPUS,
+              "cpus_outside_their_package": 0})
+    doc = c.document("bench")
+    if doc is None:
+        c.fail(what, "no --json output")
+        return
+    c.expect("%s: topology as hwloc sees it" % what, doc.get("host", {}),
+             {"online_cpus": CPUS, "packages": SOCKETS, "numa_nodes": NODES, "pus": CPUS})
+    results = {(r.get("glibc"), r.get("scenario")): r for r in doc.get("results", [])}
+    for glibc, scenario, arenas in (
+            ("system", "unpinned", glibc_arenas(THREADS, CPUS)),
+            ("system", "pinned", glibc_arenas(THREADS, CPUS)),
+            ("system", "shim-mallopt", shim_arenas(THREADS, CPUS)),
+            ("affected", "unpinned", glibc_arenas(THREADS, CPUS)),
+            ("affected", "pinned", glibc_arenas(THREADS, 1)),
+            ("affected", "shim-mallopt", shim_arenas(THREADS, CPUS))):
+        r = results.get((glibc, scenario))
+        got = None if r is None else {"status": r.get("status"), "note": r.get("note"),
+                                      "arenas": (r.get("median") or {}).get("arenas")}
+        c.expect("%s: %s glibc, %s" % (what, glibc, scenario), got,
+                 {"status": "ok", "arenas": arenas})
+
+
 def check_main(c):
     check_topology(c, "", "")
+    check_probe(c, "probe-main", "", "", ALL)
     # Item 2.  The system glibc has the upstream fix: the control.
     c.spread("item 2: %d threads unpinned, system glibc" % THREADS, "spread", "none", "no",
              "system", THREADS, CPUS, False, glibc_arenas(THREADS, CPUS))
@@ -207,6 +323,7 @@ def check_main(c):
                  "affected", THREADS, CPUS, True, glibc_arenas(THREADS, 1))
         c.spread("item 2 (%s): affected glibc, shim" % path, "spread", path, "yes", "affected",
                  THREADS, CPUS, True, shim_arenas(THREADS, CPUS), online=CPUS)
+    check_bench(c)
     # Item 5.
     rest = [cpu for cpu in range(CPUS) if cpu != OFFLINE_CPU]
     c.expect("item 5: cpu%d offline" % OFFLINE_CPU, c.find("hotplug", step="offline"),
@@ -215,6 +332,9 @@ def check_main(c):
     c.spread("item 5: shim counts %d online CPUs" % len(rest), "hotplug-run", "self", "yes",
              "affected", MANY, len(rest), True, shim_arenas(MANY, len(rest)),
              online=len(rest), sees=len(rest))
+    check_inspect(c, "item 5: arenafix inspect with cpu%d offline" % OFFLINE_CPU,
+                  "inspect-offline", len(rest), shim_arenas(MANY, len(rest)),
+                  {"online_list": cpulist(rest)})
     c.expect("item 5: cpu%d back online" % OFFLINE_CPU, c.find("hotplug", step="online"),
              {"rc": 0, "online": ALL, "node": OFFLINE_CPU // (CPUS // NODES)})
     c.spread("item 5: shim counts %d online CPUs again" % CPUS, "hotplug-back", "self", "yes",
@@ -233,6 +353,9 @@ def check_isol(c, nohz):
     c.spread("item 4: affected glibc, shim: 8 x %d arenas" % CPUS, "isol-run", "none", "yes",
              "affected", MANY, HOUSEKEEPING, False, shim_arenas(MANY, CPUS),
              online=CPUS, sees=HOUSEKEEPING)
+    check_probe(c, "probe-isol", ISOLATED, ISOLATED if nohz else "", housekeeping)
+    check_inspect(c, "item 4: arenafix inspect on isolcpus", "inspect-isol", CPUS,
+                  shim_arenas(MANY, CPUS), {"isolated_list": ISOLATED})
     c.finished()
 
 

@@ -5,9 +5,11 @@
 
 VM := $(B)/vm
 
-# Programs the guest runs when they were built; the guest reports the
-# items that need a missing one as skipped.
-VM_OPTIONAL := arenafix?=$(B)/cli/arenafix arenafix-bench?=$(B)/bench/arenafix-bench \
+# The command and the benchmark are built first when their parts are in
+# the tree; a program that is missing all the same goes in as optional and
+# the guest reports the items that need it as skipped.
+VM_OPTIONAL := arenafix?=$(or $(CLI_BIN),$(B)/cli/arenafix) \
+               arenafix-bench?=$(or $(BENCH_BIN),$(B)/bench/arenafix-bench) \
                hwloc-calc?=/usr/bin/hwloc-calc
 
 .PHONY: check-vm
@@ -17,7 +19,7 @@ $(VM):
 $(VM)/spread: test/vm/spread.c test/progs/arenas.h | $(VM)
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
-check-vm: $(SHIM_LIB) $(VM)/spread
+check-vm: $(SHIM_LIB) $(VM)/spread $(CLI_BIN) $(BENCH_BIN)
 	@if [ -z "$(ARENAFIX_AFFECTED_GLIBC)" ]; then \
 	    echo "check-vm: skipped: no affected glibc (set ARENAFIX_AFFECTED_GLIBC)"; exit 0; fi; \
 	set -e; \
