@@ -56,8 +56,9 @@ void afb_plot_script(FILE *out, const struct afb_results *r, const struct afb_se
     fprintf(out, "set output '%s'\n", image);
     fprintf(out, "set style data histograms\nset style histogram clustered gap 1\n"
                  "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
-                 "set key top left\nset grid ytics\nset xtics rotate by -30 noenhanced\n"
-                 "set yrange [0:*]\n");
+                 "set key top center horizontal\nset grid ytics\n"
+                 "set xtics rotate by -30 noenhanced\n"
+                 "set yrange [0:*]\nset offsets 0, 0, graph 0.15, 0\n");
     fprintf(out, "set multiplot layout 1,3 title '%s workload, %d threads: system glibc (fixed) vs "
                  "affected glibc (bug 30945)'\n", afb_workload_names[w], r->threads);
     static const char *const titles[] = {
