@@ -3,7 +3,8 @@
 # (build/deb/src; never in the tree itself), lintian with no errors and no
 # warnings, apt-get install of the .debs, then the autopkgtest suite
 # (debian/tests) against the installed packages, and purge.
-# Needs root and the Build-Depends (sh test/deb/build-deps.sh).
+# Needs the Build-Depends (sh test/deb/build-deps.sh); check-deb needs
+# root to install and purge, `make deb` and `make lint-deb` do not.
 
 DEB_OUT := $(B)/deb
 DEB_SRC := $(DEB_OUT)/src
