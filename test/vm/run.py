@@ -36,6 +36,20 @@ BOOT_TIMEOUT_S = 300       # TCG on a busy 2-CPU host: generous
 ARENA_TEST = 8             # glibc's M_ARENA_TEST default on 64-bit
 
 
+def sched_domains(cpus):
+    """The scheduler domain levels a CPU gets when the CPUs it balances
+    with are `cpus`: MC within its package, NUMA across nodes (a level
+    spanning no more than the one below it is dropped; no SMT: one thread
+    per core)."""
+    packages = {cpu // CORES_PER_SOCKET for cpu in cpus}
+    levels = []
+    if len(cpus) > 1:
+        levels.append("MC")
+    if len(packages) > 1:
+        levels.append("NUMA")
+    return ",".join(levels)
+
+
 def glibc_arenas(threads, limit_cpus):
     """Arenas glibc ends up with when every thread holds one at once and
     the limit is computed from limit_cpus (8 per CPU): the first eight
@@ -102,6 +116,9 @@ def boot(name, args, extra_append):
         raw, status = proc.stdout, "exit %d" % proc.returncode
     except subprocess.TimeoutExpired as e:
         raw, status = e.stdout or b"", "killed after %d s" % BOOT_TIMEOUT_S
+    except OSError as e:
+        sys.exit("check-vm: cannot run %s: %s (test/vm/prepare.sh installs qemu-system-x86)"
+                 % (cmd[0], e))
     text = ANSI.sub("", raw.decode("utf-8", "replace"))
     with open(log, "w") as f:
         f.write(text)
@@ -197,7 +214,7 @@ class Checker:
         """The guest says why an item could not run (a program not built)."""
         kv = self.find(item)
         if kv is not None and "skipped" in kv:
-            self.skip(what, kv["skipped"].replace("-", " "))
+            self.skip(what, "%s was not built" % kv["skipped"])
             return True
         return False
 
@@ -326,6 +343,9 @@ def check_main(c):
     check_bench(c)
     # Item 5.
     rest = [cpu for cpu in range(CPUS) if cpu != OFFLINE_CPU]
+    domains = sched_domains(range(CPUS))
+    c.expect("item 5: scheduler domains before", c.find("hotplug", step="before"),
+             {"domains": domains, "domains0": domains})
     c.expect("item 5: cpu%d offline" % OFFLINE_CPU, c.find("hotplug", step="offline"),
              {"rc": 0, "online": cpulist(rest)})
     # Pinned threads, so only the shim's count can give more than 9.
@@ -336,7 +356,8 @@ def check_main(c):
                   "inspect-offline", len(rest), shim_arenas(MANY, len(rest)),
                   {"online_list": cpulist(rest)})
     c.expect("item 5: cpu%d back online" % OFFLINE_CPU, c.find("hotplug", step="online"),
-             {"rc": 0, "online": ALL, "node": OFFLINE_CPU // (CPUS // NODES)})
+             {"rc": 0, "online": ALL, "node": OFFLINE_CPU // (CPUS // NODES),
+              "domains": domains, "domains0": domains})
     c.spread("item 5: shim counts %d online CPUs again" % CPUS, "hotplug-back", "self", "yes",
              "affected", MANY, CPUS, True, shim_arenas(MANY, CPUS), online=CPUS, sees=CPUS)
     c.finished()
@@ -345,8 +366,10 @@ def check_main(c):
 def check_isol(c, nohz):
     housekeeping = cpulist(range(HOUSEKEEPING))
     check_topology(c, ISOLATED, ISOLATED if nohz else "")
+    # Isolated CPUs are left out of every scheduler domain.
     c.expect("item 4: init starts on the housekeeping CPUs", c.find("isol"),
-             {"mask": housekeeping})
+             {"mask": housekeeping, "domains0": sched_domains(range(HOUSEKEEPING)),
+              "domains_last": ""})
     c.spread("item 4: affected glibc, no shim: limit from %d CPUs" % HOUSEKEEPING, "isol-run",
              "none", "no", "affected", MANY, HOUSEKEEPING, False,
              glibc_arenas(MANY, HOUSEKEEPING))
