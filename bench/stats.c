@@ -129,6 +129,32 @@ static int check_ratio(struct afb_check *out, int n, int max, const struct afb_c
     return add(out, n, max, at_most ? q <= target : q >= target, q, target, name, detail);
 }
 
+static double fastest(const struct afb_cell *c)
+{
+    double best = c->runs[0].wall_ms;
+    for (int k = 1; k < c->nruns; k++)
+        best = c->runs[k].wall_ms < best ? c->runs[k].wall_ms : best;
+    return best;
+}
+
+/* A churn overhead: a fixed cost per thread or process, which other
+ * load on the host can only add to.  The verdict goes by the fastest run
+ * of each side (best of N, the usual way to measure a fixed cost on a
+ * busy host); the medians are given beside it. */
+static int check_churn(struct afb_check *out, int n, int max, const struct afb_cell *with,
+                       const struct afb_cell *without, double target, const char *name)
+{
+    if (with == NULL || without == NULL)
+        return n;
+    double a = fastest(with), b = fastest(without);
+    double q = afb_ratio(a, b), qm = afb_ratio(with->median.wall_ms, without->median.wall_ms);
+    char detail[160];
+    snprintf(detail, sizeof detail, "best of %d: %.1f / %.1f ms = %.3f (target <= %.2f); "
+             "medians %.3f", with->nruns < without->nruns ? with->nruns : without->nruns, a, b, q,
+             target, qm);
+    return add(out, n, max, q <= target, q, target, name, detail);
+}
+
 int afb_checks(const struct afb_results *r, struct afb_check *out, int max)
 {
     int n = check_arenas(r, out, 0, max);
@@ -140,15 +166,21 @@ int afb_checks(const struct afb_results *r, struct afb_check *out, int max)
                  afb_workload_names[w], afb_glibc_names[aff]);
         n = check_ratio(out, n, max, ok(r, w, aff, AFB_S_SHIM_MALLOPT),
                         ok(r, w, AFB_G_SYSTEM, AFB_S_PINNED), 4, 1.1, 1, name);
+        /* The same glibc build with the same arena count, for reference:
+         * separates what the shim does from what the two builds do. */
+        snprintf(name, sizeof name, "lock waits %s %s/shim-mallopt <= 1.1 x %s/tunable",
+                 afb_workload_names[w], afb_glibc_names[aff], afb_glibc_names[aff]);
+        n = check_ratio(out, n, max, ok(r, w, aff, AFB_S_SHIM_MALLOPT),
+                        ok(r, w, aff, AFB_S_TUNABLE), 4, 1.1, 1, name);
     }
     for (int g = 0; g < AFB_G_COUNT; g++) {
         char name[96];
         snprintf(name, sizeof name, "thread churn %s: preload <= 1.01 x without", afb_glibc_names[g]);
-        n = check_ratio(out, n, max, ok(r, AFB_W_THREADS, g, AFB_S_SHIM_MALLOPT),
-                        ok(r, AFB_W_THREADS, g, AFB_S_PINNED), 0, 1.01, 1, name);
+        n = check_churn(out, n, max, ok(r, AFB_W_THREADS, g, AFB_S_SHIM_MALLOPT),
+                        ok(r, AFB_W_THREADS, g, AFB_S_PINNED), 1.01, name);
         snprintf(name, sizeof name, "exec churn %s: preload <= 1.03 x without", afb_glibc_names[g]);
-        n = check_ratio(out, n, max, ok(r, AFB_W_EXEC, g, AFB_S_SHIM_MALLOPT),
-                        ok(r, AFB_W_EXEC, g, AFB_S_PINNED), 0, 1.03, 1, name);
+        n = check_churn(out, n, max, ok(r, AFB_W_EXEC, g, AFB_S_SHIM_MALLOPT),
+                        ok(r, AFB_W_EXEC, g, AFB_S_PINNED), 1.03, name);
     }
 
     /* Throughput against the unpinned run and the tunable means something

@@ -199,6 +199,33 @@ START_TEST(targets)
 }
 END_TEST
 
+START_TEST(churn_goes_by_the_fastest_runs)
+{
+    /* Noise only adds: a slow median must not hide a cost within 1%. */
+    put(AFB_W_THREADS, 0, AFB_S_PINNED, 3, 0, 99.5);
+    put(AFB_W_THREADS, 0, AFB_S_PINNED, 3, 0, 150);
+    put(AFB_W_THREADS, 0, AFB_S_PINNED, 3, 0, 400);
+    put(AFB_W_THREADS, 0, AFB_S_SHIM_MALLOPT, 3, 0, 100);
+    put(AFB_W_THREADS, 0, AFB_S_SHIM_MALLOPT, 3, 0, 200);
+    put(AFB_W_THREADS, 0, AFB_S_SHIM_MALLOPT, 3, 0, 300);
+    put(AFB_W_EXEC, 0, AFB_S_PINNED, 1, 0, 100);
+    put(AFB_W_EXEC, 0, AFB_S_SHIM_MALLOPT, 1, 0, 104);
+    afb_results_finish(&r);
+    struct afb_check c[32];
+    int n = afb_checks(&r, c, 32), threads = -2, exec = -2;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(c[i].name, "thread churn system: preload <= 1.01 x without") == 0) {
+            threads = c[i].verdict;
+            ck_assert_ptr_nonnull(strstr(c[i].detail, "medians 1.333"));
+        }
+        if (strcmp(c[i].name, "exec churn system: preload <= 1.03 x without") == 0)
+            exec = c[i].verdict;
+    }
+    ck_assert_int_eq(threads, 1);
+    ck_assert_int_eq(exec, 0); /* 4% is over 3% */
+}
+END_TEST
+
 Suite *output_suite(void)
 {
     Suite *s = suite_create("output");
@@ -212,6 +239,7 @@ Suite *output_suite(void)
     tcase_add_test(tc, json_strings_are_escaped);
     tcase_add_test(tc, plot_script_holds_the_data);
     tcase_add_test(tc, targets);
+    tcase_add_test(tc, churn_goes_by_the_fastest_runs);
     suite_add_tcase(s, tc);
     (void)all;
     return s;
