@@ -42,7 +42,10 @@ static bool close_item(struct afx_cpulist *p, bool range)
     if (last < p->first)
         return false;
     p->count += last - p->first + 1;
-    return true;
+    /* Overlapping items can name more CPUs than there are CPU numbers:
+     * no kernel wrote that, and the count would overflow the arena
+     * limit derived from it. */
+    return p->count <= AFX_CPU_INDEX_MAX + 1;
 }
 
 static int step(struct afx_cpulist *p, char c)
