@@ -2,22 +2,33 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 static struct afx_real table;
 static pthread_once_t bound = PTHREAD_ONCE_INIT;
 
+static bool same_object(void *a, void *b)
+{
+    Dl_info ia, ib;
+    return dladdr(a, &ia) && dladdr(b, &ib) && ia.dli_fbase == ib.dli_fbase;
+}
+
 /* Bind to the newest of the listed versions that the next object in
  * the search order has, else to whatever plain dlsym finds.  The
- * default version is what a freshly linked program would call. */
+ * default version is what a freshly linked program would call.
+ * dlvsym only matches definitions that carry that version, so it skips
+ * an interposer loaded after us that defines the name unversioned (a
+ * sanitizer runtime, a tracer): the call must reach that one. */
 static void *bind(const char *name, const char *const *versions)
 {
+    void *next = dlsym(RTLD_NEXT, name);
     for (; versions != NULL && *versions != NULL; versions++) {
         void *p = dlvsym(RTLD_NEXT, name, *versions);
         if (p != NULL)
-            return p;
+            return next == NULL || same_object(p, next) ? p : next;
     }
-    return dlsym(RTLD_NEXT, name);
+    return next;
 }
 
 #if defined(__x86_64__)
