@@ -137,6 +137,10 @@ void afx_note_program_mallopt(int value)
 
 __attribute__((constructor)) static void afx_init(void)
 {
-    if (get_config()->eager)
+    const struct afx_config *cfg = get_config();
+    /* Loaded by dlopen into a process whose threads already run, the
+     * interposers may never be called (libc's functions come first in the
+     * search order): decide now, so verbose mode says it is too late. */
+    if (cfg->eager || (cfg->verbose && afx_thread_count() > 1))
         afx_activate();
 }
