@@ -22,7 +22,7 @@ SAN_ASAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SAN_UBSAN := -fsanitize=undefined -fno-sanitize-recover=all
 SAN_TSAN  := -fsanitize=thread
 
-HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwrapcreate.so secure)
+HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwrapcreate.so)
 HARD_SAN   := $(HARD)/asan/libarenafix.so $(HARD)/ubsan/libarenafix.so $(HARD)/tsan/libarenafix.so \
               $(addprefix $(HARD)/asan/,pinwork churn race semantics) $(HARD)/tsan/race $(HARD)/tsan/pinwork \
               $(if $(UNIT_SRC),$(HARD)/asan/unit)
@@ -44,13 +44,6 @@ $(HARD_BIN)/semantics: test/hard/progs/semantics.cc | $(HARD_BIN)
 
 $(HARD_BIN)/libwrapcreate.so: test/hard/progs/wrapcreate.c | $(HARD_BIN)
 	$(CC) $(HARD_CFLAGS) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
-
-# pinwork linked to the library under test (not preloaded): a setuid
-# program ignores LD_PRELOAD paths, but loads what it was linked with.
-$(HARD_BIN)/secure: test/hard/progs/pinwork.c $(SHIM_LIB) | $(HARD_BIN)
-	$(CC) $(HARD_CFLAGS) $(CFLAGS) -o $@ $< -Wl,--no-as-needed \
-	    -L$(dir $(ARENAFIX_TESTLIB)) -l:$(notdir $(ARENAFIX_TESTLIB)) \
-	    -Wl,-rpath,$(dir $(ARENAFIX_TESTLIB))
 
 # ---- sanitizer builds of the shim (never the normal build's objects) ----
 $(HARD)/%/libarenafix.so: $(SHIM_SRC) $(SHIM_MAP) | $(HARD)/asan $(HARD)/ubsan $(HARD)/tsan
@@ -78,7 +71,7 @@ $(FUZZ_DIR)/fuzz_%: test/fuzz/fuzz_%.c $(SHIM_PURE) shim/sysparse.h shim/userset
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(SHIM_PURE)
 
 # ---- running ------------------------------------------------------------
-HARD_ENV = HARD=$(abspath $(HARD)) HARD_SRC=$(abspath test/hard) FUZZ_BIN=$(abspath $(FUZZ_DIR)) \
+HARD_ENV = CC='$(CC)' HARD=$(abspath $(HARD)) HARD_SRC=$(abspath test/hard) FUZZ_BIN=$(abspath $(FUZZ_DIR)) \
            ASAN_RT=$(ASAN_RT) INTEG_BIN=$(abspath $(B)/test/integration) \
            TEST_BIN=$(abspath $(B)/test)
 
@@ -90,12 +83,16 @@ check-fuzz: $(FUZZ_BINS)
 
 # Long campaign: every target for FUZZ_TIME seconds on all CPUs; new
 # inputs land in build/fuzz/corpus-TARGET (merge the useful ones into
-# test/fuzz/corpus with -merge=1, see docs/hardening.md).
+# test/fuzz/corpus with -merge=1, see docs/hardening.md).  Run from
+# build/fuzz: the workers write their fuzz-N.log into the current folder.
+FUZZ_ABS := $(abspath $(FUZZ_DIR))
 fuzz: $(FUZZ_BINS)
 	@for t in $(FUZZ_TARGETS); do \
-	    mkdir -p $(FUZZ_DIR)/corpus-$$t $(FUZZ_DIR)/artifacts; \
+	    mkdir -p $(FUZZ_ABS)/corpus-$$t $(FUZZ_ABS)/artifacts $(FUZZ_ABS)/logs-$$t; \
 	    echo "fuzz_$$t: $(FUZZ_TIME)s"; \
-	    $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
-	        -jobs=$$(nproc) -workers=$$(nproc) -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- \
-	        $(FUZZ_DIR)/corpus-$$t test/fuzz/corpus/$$t || exit 1; \
+	    (cd $(FUZZ_ABS)/logs-$$t && $(FUZZ_ABS)/fuzz_$$t -max_total_time=$(FUZZ_TIME) \
+	        -print_final_stats=1 -jobs=$$(nproc) -workers=$$(nproc) \
+	        -artifact_prefix=$(FUZZ_ABS)/artifacts/$$t- \
+	        $(FUZZ_ABS)/corpus-$$t $(abspath test/fuzz/corpus)/$$t) || exit 1; \
+	    tail -n 3 $(FUZZ_ABS)/logs-$$t/fuzz-0.log; \
 	done
