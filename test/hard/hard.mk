@@ -30,7 +30,10 @@ FUZZ_TARGETS := cpulist tunables config
 FUZZ_BINS := $(if $(FUZZ_CC),$(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%))
 
 .PHONY: check-hard check-fuzz fuzz hard-build
-hard-build: $(SHIM_LIB) $(HARD_PROGS) $(HARD_SAN) $(FUZZ_BINS)
+# The integration tests and their programs (test.mk) run again against
+# the UBSan shim.
+hard-build: $(SHIM_LIB) $(HARD_PROGS) $(HARD_SAN) $(FUZZ_BINS) \
+            $(if $(INTEG_SRC),$(B)/test/integration $(TEST_PROGS))
 
 $(HARD) $(HARD_BIN) $(HARD)/asan $(HARD)/ubsan $(HARD)/tsan $(FUZZ_DIR):
 	mkdir -p $@
