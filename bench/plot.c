@@ -57,17 +57,47 @@ void afb_plot_script(FILE *out, const struct afb_results *r, const struct afb_se
     fprintf(out, "set style data histograms\nset style histogram clustered gap 1\n"
                  "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
                  "set key top center horizontal\nset grid ytics\n"
-                 "set xtics rotate by -30 noenhanced\n"
+                 "set bmargin 4\n"
                  "set yrange [0:*]\nset offsets 0, 0, graph 0.15, 0\n");
+    /* Labels from the script, not the data, so "shim-mallopt" can break
+     * into two lines: rotated labels render badly in some SVG viewers. */
+    fprintf(out, "set xtics nomirror (");
+    int x = 0;
+    for (int s = 0; s < AFB_S_COUNT; s++) {
+        if (!(sel->scenarios >> s & 1))
+            continue;
+        const char *name = afb_scenario_names[s], *dash = strchr(name, '-');
+        if (dash != NULL)
+            fprintf(out, "%s\"%.*s\\n%s\" %d", x ? ", " : "", (int)(dash - name), name, dash + 1, x);
+        else
+            fprintf(out, "%s\"%s\" %d", x ? ", " : "", name, x);
+        x++;
+    }
+    fprintf(out, ")\n");
     fprintf(out, "set multiplot layout 1,3 title '%s workload, %d threads: system glibc (fixed) vs "
                  "affected glibc (bug 30945)'\n", afb_workload_names[w], r->threads);
     static const char *const titles[] = {
         "malloc arenas", "lock waits per thread (voluntary switches)", "per-thread time (ms)",
     };
-    for (int i = 0; i < 3; i++)
-        fprintf(out, "set title '%s'\nplot $data using %d:xtic(1) title 'system' lc rgb '#4477aa', "
-                     "'' using %d title 'affected' lc rgb '#cc6677'\n",
-                titles[i], 2 + 2 * i, 3 + 2 * i);
+    /* A glibc with no runs gets no bars: gnuplot refuses a histogram
+     * series without a single valid point. */
+    int have[AFB_G_COUNT] = { 0 };
+    for (int g = 0; g < AFB_G_COUNT; g++)
+        for (int s = 0; s < AFB_S_COUNT; s++)
+            have[g] |= (sel->glibcs >> g & 1) && (sel->scenarios >> s & 1) &&
+                       r->cell[w][g][s].status == AFB_OK;
+    static const char *const colour[AFB_G_COUNT] = { "#4477aa", "#cc6677" };
+    for (int i = 0; i < 3; i++) {
+        fprintf(out, "set title '%s'\nplot", titles[i]);
+        int series = 0;
+        for (int g = 0; g < AFB_G_COUNT; g++)
+            if (have[g])
+                fprintf(out, "%s $data using %d title '%s' lc rgb '%s'", series++ ? "," : "",
+                        2 + 2 * i + g, afb_glibc_names[g], colour[g]);
+        if (series == 0)
+            fprintf(out, " NaN notitle");
+        fputc('\n', out);
+    }
     fprintf(out, "unset multiplot\n");
 }
 

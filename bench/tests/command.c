@@ -77,14 +77,23 @@ START_TEST(missing_affected_glibc_is_said_in_the_table)
     close(mkstemp(csv));
     char args[256];
     snprintf(args, sizeof args, "-q -w repro -s pinned -t 2 -i 1000 -r 1 "
-                                "--affected-glibc /nonexistent --csv %s", csv);
+                                "--affected-glibc /nonexistent --csv %s --plot %s.svg", csv, csv);
     ck_assert_int_eq(bench(args), 0);
+    ck_assert_ptr_null(strstr(out, "no plot"));
     ck_assert_ptr_nonnull(strstr(out, "affected  (all)         not available: /nonexistent"));
     ck_assert_ptr_nonnull(strstr(out, "system    pinned        "));
     char *text = slurp(csv);
     ck_assert_ptr_nonnull(strstr(text, "repro,system,pinned,ok,1,"));
     ck_assert_ptr_nonnull(strstr(text, "repro,affected,pinned,unavailable,0,"));
+    char svg[64], gp[64];
+    snprintf(svg, sizeof svg, "%s.svg", csv);
+    snprintf(gp, sizeof gp, "%s.gp", csv);
+    ck_assert_ptr_nonnull(strstr(slurp(gp), "set output"));
+    if (system("command -v gnuplot >/dev/null") == 0)
+        ck_assert_ptr_nonnull(strstr(slurp(svg), "<svg"));
     unlink(csv);
+    unlink(svg);
+    unlink(gp);
 }
 END_TEST
 

@@ -173,6 +173,10 @@ START_TEST(plot_script_holds_the_data)
     /* scenario, then arenas, lock waits, time: system then affected */
     ck_assert_ptr_nonnull(strstr(t, "\npinned 16 NaN 3 NaN 100 NaN\n"));
     ck_assert_ptr_nonnull(strstr(t, "\nunpinned NaN NaN NaN NaN NaN NaN\n"));
+    /* no affected glibc: no series for it, or gnuplot stops */
+    ck_assert_ptr_nonnull(strstr(t, "plot $data using 2 title 'system'"));
+    ck_assert_ptr_null(strstr(t, "title 'affected'"));
+    ck_assert_ptr_nonnull(strstr(t, "\"shim\\nmallopt\" 4"));
     free(t);
 }
 END_TEST
