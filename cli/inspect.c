@@ -199,6 +199,11 @@ static void print_text(const struct report *r)
            r->narrowed, r->host.online);
     if (r->narrowed > 0)
         printf(" (narrowest: %s)", r->narrow_list);
+    printf("\n  CPUs:               online %s", r->host.online_list);
+    if (r->host.isolated_list[0])
+        printf(", isolated %s", r->host.isolated_list);
+    if (r->host.nohz_full_list[0])
+        printf(", nohz_full %s", r->host.nohz_full_list);
     printf("\n  glibc:              %s, %s (%s)\n", r->glibc, glibc_state_name(r->state), r->probe_note);
     printf("  libarenafix:        %s\n", r->maps.arenafix ? "loaded" : "not loaded");
     if (r->maps.foreign[0])
@@ -225,6 +230,9 @@ static void print_json(const struct report *r, int status)
     afx_json_long(&j, "threads", r->threads);
     afx_json_long(&j, "threads_narrowed", r->narrowed);
     afx_json_long(&j, "online_cpus", r->host.online);
+    afx_json_str(&j, "online_list", r->host.online_list);
+    afx_json_str(&j, "isolated_list", r->host.isolated_list);
+    afx_json_str(&j, "nohz_full_list", r->host.nohz_full_list);
     afx_json_str(&j, "glibc", r->glibc);
     afx_json_str(&j, "glibc_state", glibc_state_name(r->state));
     afx_json_bool(&j, "libarenafix", r->maps.arenafix);

@@ -55,10 +55,15 @@ void afx_first_line(const char *path, char *out, size_t size)
     out[0] = '\0';
     if (text == NULL)
         return;
-    size_t n = strcspn(text, "\n");
+    /* The kernel pads some files ("          (null)" in nohz_full when it
+     * is off, as wide as a CPU mask): keep the words only. */
+    const char *start = text + strspn(text, " \t");
+    size_t n = strcspn(start, "\n");
+    while (n > 0 && (start[n - 1] == ' ' || start[n - 1] == '\t'))
+        n--;
     if (n >= size)
         n = size - 1;
-    memcpy(out, text, n);
+    memcpy(out, start, n);
     out[n] = '\0';
     free(text);
 }
