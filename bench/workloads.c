@@ -27,7 +27,7 @@ void afb_workload_describe(enum afb_workload w, int threads, long it, char *buf,
 {
     switch (w) {
     case AFB_W_REPRO:
-        snprintf(buf, len, "%d threads x %ld malloc+free pairs of 1-4.5 KiB (beyond the tcache)",
+        snprintf(buf, len, "%d threads x %ld malloc+free pairs of 1.1-4.6 KiB (beyond the tcache)",
                  threads, it);
         break;
     case AFB_W_MIXED:
@@ -41,7 +41,7 @@ void afb_workload_describe(enum afb_workload w, int threads, long it, char *buf,
         snprintf(buf, len, "%ld fork+exec of /bin/true (the preload, if any, goes along)", it);
         break;
     default:
-        snprintf(buf, len, "%d threads x %ld connections: 40 KiB in 25 blocks, touched, freed",
+        snprintf(buf, len, "%d threads x %ld connections: about 70 KiB in 25 blocks, touched, freed",
                  threads, it);
         break;
     }
