@@ -53,10 +53,17 @@ void afb_report_table(FILE *out, const struct afb_results *r, const struct afb_s
             host->online_cpus, host->packages, host->packages == 1 ? "" : "s", host->numa,
             host->numa == 1 ? "" : "s", host->cores, host->pus, host->glibc);
     fprintf(out, "affected glibc: %s\n", host->affected ? host->affected
-                 : "none on this host (set ARENAFIX_AFFECTED_GLIBC or --affected-glibc)");
+                 : "none on this host (set ARENAFIX_AFFECTED_GLIBC or --affected-glibc); "
+                   "without one the bug cannot show, only the fixed glibc and the shim's cost");
     fprintf(out, "shim: %s\n", host->preload ? host->preload : "not found (build it or --preload)");
     fprintf(out, "pinned scenarios pin by '%s', %s; baseline (x base) = system glibc, pinned\n",
             host->pin, host->placement);
+    /* The baseline is only a fixed glibc if the system's is one. */
+    const struct afb_cell *sys = afb_baseline(r, AFB_W_REPRO);
+    int fixed = afb_fixed_arenas(r->threads, r->online_cpus);
+    if (sys != NULL && sys->median.arenas < fixed)
+        fprintf(out, "note: the system glibc looks affected too: its pinned run got %.0f arenas, "
+                     "a fixed glibc gives %d\n", sys->median.arenas, fixed);
     for (int w = 0; w < AFB_W_COUNT; w++) {
         if (!(sel->workloads >> w & 1))
             continue;

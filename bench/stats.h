@@ -40,6 +40,11 @@ void afb_results_free(struct afb_results *r);
  * workload, pinned the same way.  NULL when it was not run. */
 const struct afb_cell *afb_baseline(const struct afb_results *r, enum afb_workload w);
 
+/* The arenas a fixed glibc gives THREADS threads that all live at once:
+ * one each plus main's, up to its limit of 8 per online CPU (2 on 32-bit
+ * hosts). */
+int afb_fixed_arenas(int threads, int online_cpus);
+
 /* A / B, with 0/0 read as 1 (no lock waits either side is parity) and
  * x/0 as infinity.  NAN when either is missing. */
 double afb_ratio(double a, double b);

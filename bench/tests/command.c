@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "stats.h"
 #include "tests.h"
 
 static char out[65536];
@@ -120,8 +121,7 @@ START_TEST(affected_glibc_shows_the_bug_and_the_fix)
                                 "--csv %s", csv);
     ck_assert_int_eq(bench(args), 0);
     char *text = slurp(csv);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int fixed = (int)(8 * cpus < 17 ? 8 * cpus : 17); /* min(threads + 1, 8 x CPUs) */
+    int fixed = afb_fixed_arenas(16, (int)sysconf(_SC_NPROCESSORS_ONLN));
     ck_assert_int_eq(csv_arenas(text, "repro,system,pinned,ok,1,"), fixed);
     ck_assert_int_eq(csv_arenas(text, "repro,affected,pinned,ok,1,"), 9);
     ck_assert_int_eq(csv_arenas(text, "repro,affected,shim-mallopt,ok,1,"), fixed);

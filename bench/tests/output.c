@@ -230,6 +230,37 @@ START_TEST(churn_goes_by_the_fastest_runs)
 }
 END_TEST
 
+START_TEST(an_affected_system_glibc_is_noticed)
+{
+    /* Where the system glibc is affected its pinned run gets 9 arenas:
+     * the shim is still judged against what a fixed glibc gives. */
+    teardown();
+    memset(&r, 0, sizeof r);
+    r.threads = 16;
+    r.online_cpus = 2;
+    put(AFB_W_REPRO, 0, AFB_S_PINNED, 9, 4, 100);
+    put(AFB_W_REPRO, 0, AFB_S_SHIM_MALLOPT, 16, 0, 100);
+    put(AFB_W_REPRO, 0, AFB_S_SHIM_BOTH, 9, 0, 100);
+    afb_results_finish(&r);
+    struct afb_check c[32];
+    int n = afb_checks(&r, c, 32), mallopt = -2, both = -2;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(c[i].name, "arenas repro system/shim-mallopt == fixed glibc's") == 0)
+            mallopt = c[i].verdict;
+        if (strcmp(c[i].name, "arenas repro system/shim-both == fixed glibc's") == 0)
+            both = c[i].verdict;
+    }
+    ck_assert_int_eq(mallopt, 1);
+    ck_assert_int_eq(both, 0);
+    char *t = capture(table);
+    ck_assert_ptr_nonnull(strstr(t, "note: the system glibc looks affected too: its pinned run got 9 "
+                                    "arenas, a fixed glibc gives 16"));
+    free(t);
+    ck_assert_int_eq(afb_fixed_arenas(16, 64), 17);
+    ck_assert_int_eq(afb_fixed_arenas(64, 2), 16);
+}
+END_TEST
+
 Suite *output_suite(void)
 {
     Suite *s = suite_create("output");
@@ -244,6 +275,7 @@ Suite *output_suite(void)
     tcase_add_test(tc, plot_script_holds_the_data);
     tcase_add_test(tc, targets);
     tcase_add_test(tc, churn_goes_by_the_fastest_runs);
+    tcase_add_test(tc, an_affected_system_glibc_is_noticed);
     suite_add_tcase(s, tc);
     (void)all;
     return s;
