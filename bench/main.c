@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "env.h"
 #include "options.h"
 #include "pin.h"
 #include "placement.h"
@@ -108,7 +107,8 @@ static int run_repro(const struct afb_options *o, const struct afb_plan *plan, c
 {
     long it = o->iterations ? o->iterations : afb_default_iterations(AFB_W_REPRO);
     if (o->glibcs == 1u << AFB_G_AFFECTED) {
-        /* Re-exec under the affected glibc, which runs the same command. */
+        /* Re-exec under the affected glibc, which runs the same command
+         * with the same placement. */
         const char *dir = o->affected ? o->affected : getenv("ARENAFIX_AFFECTED_GLIBC");
         if (!afb_glibc_dir_usable(dir))
             die(EXIT_BAD_USAGE, "%s", "no affected glibc: set ARENAFIX_AFFECTED_GLIBC or --affected-glibc");
@@ -116,8 +116,9 @@ static int run_repro(const struct afb_options *o, const struct afb_plan *plan, c
         snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", dir);
         snprintf(iters, sizeof iters, "%ld", it);
         snprintf(cpus, sizeof cpus, "%d", o->repro_nr_cpu);
-        execl(loader, loader, "--library-path", dir, self_path(argv[0]), "-i", iters, "repro",
-              cpus, o->repro_pin ? "true" : "false", o->repro_fix ? "true" : "false", (char *)NULL);
+        execl(loader, loader, "--library-path", dir, self_path(argv[0]), "-i", iters,
+              "--placement", o->spread == AFB_SPREAD ? "spread" : "compact",
+              "--unit", o->unit == AFB_UNIT_CORE ? "core" : "pu", "repro", cpus, o->repro_pin ? "true" : "false", o->repro_fix ? "true" : "false", (char *)NULL);
         die(1, "cannot run %s", loader);
     }
     cpu_set_t *slots = calloc((size_t)plan->nslots, sizeof *slots);

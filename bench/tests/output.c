@@ -10,7 +10,6 @@
 #include "tests.h"
 
 static struct afb_results r;
-static struct afb_selection all = { (1u << AFB_W_COUNT) - 1, (1u << AFB_S_COUNT) - 1, 3 };
 static struct afb_host host = { .online_cpus = 2, .packages = 1, .numa = 1, .cores = 2, .pus = 2,
                                 .glibc = "2.36", .preload = "/x/libarenafix.so",
                                 .placement = "spread by PU", .pin = "self" };
@@ -277,6 +276,5 @@ Suite *output_suite(void)
     tcase_add_test(tc, churn_goes_by_the_fastest_runs);
     tcase_add_test(tc, an_affected_system_glibc_is_noticed);
     suite_add_tcase(s, tc);
-    (void)all;
     return s;
 }
