@@ -169,8 +169,8 @@ START_TEST(plot_script_holds_the_data)
     char *t = capture(plot);
     ck_assert_ptr_nonnull(strstr(t, "set terminal svg"));
     ck_assert_ptr_nonnull(strstr(t, "set output 'out/results.svg'"));
-    /* scenario, then arenas, lock waits, time: system then affected */
-    ck_assert_ptr_nonnull(strstr(t, "\npinned 16 NaN 3 NaN 100 NaN\n"));
+    /* scenario, then arenas, lock waits, wall time: system then affected */
+    ck_assert_ptr_nonnull(strstr(t, "\npinned 16 NaN 3 NaN 200 NaN\n"));
     ck_assert_ptr_nonnull(strstr(t, "\nunpinned NaN NaN NaN NaN NaN NaN\n"));
     /* no affected glibc: no series for it, or gnuplot stops */
     ck_assert_ptr_nonnull(strstr(t, "plot $data using 2 title 'system'"));
