@@ -11,7 +11,7 @@ const char *const afb_scenario_names[AFB_S_COUNT] = {
 };
 const char *const afb_glibc_names[AFB_G_COUNT] = { "system", "affected" };
 const char *const afb_pinpath_names[AFB_P_COUNT] = {
-    "none", "self", "pthread", "attr", "inherit",
+    "none", "self", "pthread", "attr", "inherit", "hwloc",
 };
 const char *const afb_metric_names[AFB_METRIC_COUNT] = {
     "wall_ms", "ops_per_s", "thread_avg_ms", "arenas", "lockwaits", "minflt", "maxrss_kb",

@@ -35,6 +35,7 @@ enum afb_pinpath {
     AFB_P_PTHREAD,  /* pthread_setaffinity_np(pthread_self()) */
     AFB_P_ATTR,     /* born pinned: pthread_attr_setaffinity_np */
     AFB_P_INHERIT,  /* main pins itself first, threads inherit its mask */
+    AFB_P_HWLOC,    /* the thread binds itself: hwloc_set_cpubind(THREAD) */
     AFB_P_COUNT
 };
 

@@ -25,7 +25,7 @@ const char afb_usage[] =
     "  -r, --repeat N         runs of each scenario, interleaved; medians reported (3)\n"
     "      --placement P      spread (across packages, default) or compact\n"
     "      --unit U           pu (default) or core: one thread per PU or per core\n"
-    "      --pin PATH         self, pthread, attr or inherit (default self)\n"
+    "      --pin PATH         self, pthread, attr, inherit or hwloc (default self)\n"
     "  -o, --out-dir DIR      write DIR/results.csv, .json and .svg\n"
     "      --csv FILE, --json FILE, --plot FILE.svg|FILE.png\n"
     "      --topology XML     plan against an hwloc XML topology instead of this host\n"
@@ -165,7 +165,7 @@ static int set_value(struct afb_options *o, const char *name, const char *v, cha
     } else if (strcmp(name, "pin") == 0) {
         int p = afb_lookup(afb_pinpath_names, AFB_P_COUNT, v);
         if (p <= AFB_P_NONE)
-            return fail(err, errlen, "--pin is self, pthread, attr or inherit, not '%s'", v);
+            return fail(err, errlen, "--pin is self, pthread, attr, inherit or hwloc, not '%s'", v);
         o->pin = (enum afb_pinpath)p;
     } else {
         const char **slot = strcmp(name, "out-dir") == 0 ? &o->out_dir

@@ -2,8 +2,12 @@
 #include "pin.h"
 
 #include <errno.h>
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 #include <stdlib.h>
 #include <string.h>
+
+static hwloc_topology_t topology; /* for the hwloc path only */
 
 int afb_cpulist_parse(const char *text, cpu_set_t *set)
 {
@@ -49,9 +53,33 @@ int afb_slots_parse(const char *text, cpu_set_t *sets, int max)
     }
 }
 
+int afb_pin_prepare(enum afb_pinpath path)
+{
+    if (path != AFB_P_HWLOC || topology != NULL)
+        return 0;
+    if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0)
+        return errno ? errno : EINVAL;
+    return 0;
+}
+
+static int pin_hwloc(const cpu_set_t *set)
+{
+    hwloc_bitmap_t bitmap = hwloc_bitmap_alloc();
+    if (bitmap == NULL)
+        return ENOMEM;
+    int rc = hwloc_cpuset_from_glibc_sched_affinity(topology, bitmap, set, sizeof *set);
+    if (rc == 0)
+        rc = hwloc_set_cpubind(topology, bitmap, HWLOC_CPUBIND_THREAD | HWLOC_CPUBIND_STRICT)
+                 ? (errno ? errno : EINVAL) : 0;
+    hwloc_bitmap_free(bitmap);
+    return rc;
+}
+
 int afb_pin_self(enum afb_pinpath path, const cpu_set_t *set)
 {
     switch (path) {
+    case AFB_P_HWLOC:
+        return pin_hwloc(set);
     case AFB_P_SELF:
         return sched_setaffinity(0, sizeof *set, set) == 0 ? 0 : errno;
     case AFB_P_PTHREAD:

@@ -15,8 +15,13 @@ int afb_cpulist_parse(const char *text, cpu_set_t *set);
  * Returns the number of slots, or -1. */
 int afb_slots_parse(const char *text, cpu_set_t *sets, int max);
 
-/* Pin the calling thread to SET by PATH (self or pthread; the other
- * paths act at thread creation).  Returns 0 or an errno value. */
+/* Get ready to pin by PATH: the hwloc path needs the topology loaded
+ * (once, by the main thread, before any worker starts).  Returns 0 or an
+ * errno value. */
+int afb_pin_prepare(enum afb_pinpath path);
+
+/* Pin the calling thread to SET by PATH (self, pthread or hwloc; the
+ * other paths act at thread creation).  Returns 0 or an errno value. */
 int afb_pin_self(enum afb_pinpath path, const cpu_set_t *set);
 
 #endif

@@ -264,6 +264,11 @@ int afb_job_run(const struct afb_job *job, struct afb_metrics *out, char *err, s
     pthread_barrier_init(&start, NULL, (unsigned)n + 1);
     pthread_barrier_init(&produced, NULL, (unsigned)n);
 
+    int prep = afb_pin_prepare(job->pin);
+    if (prep != 0) {
+        snprintf(err, errlen, "loading the hwloc topology to bind with: %s", strerror(prep));
+        return -1;
+    }
     /* inherit: main pins itself first, as `taskset` or an init script
      * would, and every thread is born with that mask. */
     if (job->pin == AFB_P_INHERIT && sched_setaffinity(0, sizeof job->slots[0], &job->slots[0]) != 0) {

@@ -63,6 +63,19 @@ START_TEST(unusable_topology_exits_3)
 }
 END_TEST
 
+START_TEST(every_pinning_path_runs)
+{
+    static const char *const paths[] = { "self", "pthread", "attr", "inherit", "hwloc" };
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        char args[160];
+        snprintf(args, sizeof args, "-q -w repro,threads -s pinned -g system -t 2 -i 50 -r 1 --pin %s",
+                 paths[i]);
+        ck_assert_msg(bench(args) == 0, "--pin %s: %s", paths[i], out);
+        ck_assert_ptr_nonnull(strstr(out, "system    pinned        "));
+    }
+}
+END_TEST
+
 START_TEST(reproducer_prints_its_two_lines)
 {
     ck_assert_int_eq(bench("-i 1000 repro 3 true false"), 0);
@@ -145,6 +158,7 @@ Suite *command_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, bad_flag_exits_2_with_a_message);
     tcase_add_test(tc, unusable_topology_exits_3);
+    tcase_add_test(tc, every_pinning_path_runs);
     tcase_add_test(tc, reproducer_prints_its_two_lines);
     tcase_add_test(tc, missing_affected_glibc_is_said_in_the_table);
     tcase_add_test(tc, affected_glibc_shows_the_bug_and_the_fix);

@@ -81,6 +81,7 @@ START_TEST(bad_flags_say_what_is_wrong)
     ck_assert_int_eq(PARSE("--placement", "scatter"), -1);
     ck_assert_int_eq(PARSE("--unit", "socket"), -1);
     ck_assert_int_eq(PARSE("--pin", "none"), -1); /* unpinned is a scenario, not a path */
+    ck_assert_ptr_nonnull(strstr(err, "inherit or hwloc"));
     ck_assert_int_eq(PARSE("-r", "0"), -1);
     ck_assert_int_eq(PARSE("--quiet=yes"), -1);
     ck_assert_int_eq(PARSE("stray"), -1);
