@@ -96,7 +96,7 @@ struct worker {
     pthread_barrier_t *start, *produced;
     double t0, t1; /* this worker's start and end, CLOCK_MONOTONIC ms */
     long nvcsw;
-    int pin_error;
+    int error;     /* errno value from pinning or from the workload */
 };
 
 static void drain(struct ring *r)
@@ -203,7 +203,7 @@ static void *worker_main(void *arg)
         void *volatile p = malloc(8); /* attach an arena while all CPUs are seen */
         free(p);
     }
-    w->pin_error = afb_pin_self(job->pin, &job->slots[w->index % job->nslots]);
+    w->error = afb_pin_self(job->pin, &job->slots[w->index % job->nslots]);
     /* The first malloc attaches this thread to an arena.  Every worker
      * attaches before any starts work and none exits before all have
      * attached, as in a server whose threads all live at once; else
@@ -226,8 +226,8 @@ static void *worker_main(void *arg)
     }
     w->t1 = now_ms();
     w->nvcsw = thread_nvcsw() - cs0;
-    if (rc != 0 && w->pin_error == 0)
-        w->pin_error = rc;
+    if (rc != 0 && w->error == 0)
+        w->error = rc;
     if (job->workload == AFB_W_MIXED) {
         pthread_barrier_wait(w->produced); /* nobody pushes after this */
         drain(&w->rings[w->index]);
@@ -297,8 +297,8 @@ int afb_job_run(const struct afb_job *job, struct afb_metrics *out, char *err, s
      * thread may not run again until most of them are done. */
     double sum_ms = 0, sum_cs = 0, first = ws[0].t0, last = ws[0].t1;
     for (int i = 0; i < n; i++) {
-        if (ws[i].pin_error != 0) {
-            snprintf(err, errlen, "worker %d: %s", i, strerror(ws[i].pin_error));
+        if (ws[i].error != 0) {
+            snprintf(err, errlen, "worker %d: %s", i, strerror(ws[i].error));
             return -1;
         }
         sum_ms += ws[i].t1 - ws[i].t0;
