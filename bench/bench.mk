@@ -5,13 +5,14 @@
 
 BENCH_BIN  := $(B)/bench/arenafix-bench
 BENCH_LIB  := model options placement pin workloads env runner stats report plot
-BENCH_OBJ  := $(BENCH_LIB:%=$(B)/bench/%.o)
+# cli/json.c: the JSON quoting the command's reports use too.
+BENCH_OBJ  := $(BENCH_LIB:%=$(B)/bench/%.o) $(B)/bench/cli-json.o
 BENCH_TESTS := $(B)/bench/tests/bench-tests
 
 HWLOC_CFLAGS = $(shell pkg-config --cflags hwloc)
 HWLOC_LIBS   = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 # test/progs/arenas.h: the one arena counter the test programs use too.
-BENCH_CFLAGS = $(AFX_CFLAGS) -pthread -MMD -MP -Itest/progs $(HWLOC_CFLAGS) \
+BENCH_CFLAGS = $(AFX_CFLAGS) -pthread -MMD -MP -Itest/progs -Icli $(HWLOC_CFLAGS) \
                -DAFB_SHIM_PATH='"$(PKGLIBDIR)/libarenafix.so"'
 BENCH_LIBS   = $(HWLOC_LIBS) -pthread -lm
 
@@ -29,6 +30,9 @@ $(B)/bench $(B)/bench/tests:
 	mkdir -p $@
 
 $(B)/bench/%.o: bench/%.c | $(B)/bench
+	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/bench/cli-json.o: cli/json.c | $(B)/bench
 	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BENCH_BIN): $(BENCH_OBJ) $(B)/bench/main.o

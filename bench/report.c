@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "json.h"
 #include "workloads.h"
 
 static const char *status_name(enum afb_status s)
@@ -149,25 +150,6 @@ void afb_report_csv(FILE *out, const struct afb_results *r, const struct afb_sel
             }
 }
 
-void afb_json_string(FILE *out, const char *s)
-{
-    if (s == NULL) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
 static void json_number(FILE *out, double v)
 {
     if (isnan(v) || isinf(v))
@@ -191,19 +173,19 @@ void afb_report_json(FILE *out, const struct afb_results *r, const struct afb_se
                      const struct afb_host *host, const struct afb_check *checks, int nchecks)
 {
     fprintf(out, "{\n  \"version\": ");
-    afb_json_string(out, AFX_VERSION);
+    afx_json_quote(out, AFX_VERSION);
     fprintf(out, ",\n  \"host\": {\"online_cpus\": %d, \"packages\": %d, \"numa_nodes\": %d, "
                  "\"cores\": %d, \"pus\": %d, \"glibc\": ",
             host->online_cpus, host->packages, host->numa, host->cores, host->pus);
-    afb_json_string(out, host->glibc);
+    afx_json_quote(out, host->glibc);
     fprintf(out, ", \"affected_glibc\": ");
-    afb_json_string(out, host->affected);
+    afx_json_quote(out, host->affected);
     fprintf(out, ", \"preload\": ");
-    afb_json_string(out, host->preload);
+    afx_json_quote(out, host->preload);
     fprintf(out, "},\n  \"threads\": %d, \"pin\": ", r->threads);
-    afb_json_string(out, host->pin);
+    afx_json_quote(out, host->pin);
     fprintf(out, ", \"placement\": ");
-    afb_json_string(out, host->placement);
+    afx_json_quote(out, host->placement);
     fprintf(out, ",\n  \"results\": [");
     int first = 1;
     for (int w = 0; w < AFB_W_COUNT; w++)
@@ -217,7 +199,7 @@ void afb_report_json(FILE *out, const struct afb_results *r, const struct afb_se
                         first ? "" : ",", afb_workload_names[w], afb_glibc_names[g],
                         afb_scenario_names[s], r->iterations[w], status_name(c->status));
                 first = 0;
-                afb_json_string(out, c->status == AFB_OK ? NULL : c->note);
+                afx_json_quote(out, c->status == AFB_OK ? NULL : c->note);
                 fprintf(out, ", \"median\": ");
                 if (c->status == AFB_OK)
                     json_metrics(out, &c->median);
@@ -233,9 +215,9 @@ void afb_report_json(FILE *out, const struct afb_results *r, const struct afb_se
     fprintf(out, "\n  ],\n  \"targets\": [");
     for (int i = 0; i < nchecks; i++) {
         fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-        afb_json_string(out, checks[i].name);
+        afx_json_quote(out, checks[i].name);
         fprintf(out, ", \"detail\": ");
-        afb_json_string(out, checks[i].detail);
+        afx_json_quote(out, checks[i].detail);
         fprintf(out, ", \"value\": ");
         json_number(out, checks[i].value);
         fprintf(out, ", \"target\": ");

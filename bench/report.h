@@ -27,7 +27,4 @@ void afb_report_csv(FILE *out, const struct afb_results *r, const struct afb_sel
 void afb_report_json(FILE *out, const struct afb_results *r, const struct afb_selection *sel,
                      const struct afb_host *host, const struct afb_check *checks, int nchecks);
 
-/* S as a JSON string literal, quotes included. */
-void afb_json_string(FILE *out, const char *s);
-
 #endif

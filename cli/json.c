@@ -2,6 +2,10 @@
 
 void afx_json_quote(FILE *out, const char *s)
 {
+    if (s == NULL) {
+        fputs("null", out);
+        return;
+    }
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
         if (*p == '"' || *p == '\\')
@@ -32,10 +36,7 @@ void afx_json_begin(struct afx_json *j, FILE *out)
 void afx_json_str(struct afx_json *j, const char *k, const char *value)
 {
     key(j, k);
-    if (value == NULL)
-        fputs("null", j->out);
-    else
-        afx_json_quote(j->out, value);
+    afx_json_quote(j->out, value);
 }
 
 void afx_json_long(struct afx_json *j, const char *k, long value)

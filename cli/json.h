@@ -18,7 +18,7 @@ void afx_json_bool(struct afx_json *j, const char *key, bool value);
 void afx_json_raw(struct afx_json *j, const char *key, const char *value);
 void afx_json_end(struct afx_json *j);
 
-/* Write s as a JSON string, quotes included. */
+/* Write s as a JSON string, quotes included; NULL as null. */
 void afx_json_quote(FILE *out, const char *s);
 
 #endif

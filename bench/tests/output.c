@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "plot.h"
 #include "report.h"
 #include "tests.h"
@@ -157,7 +158,7 @@ START_TEST(json_strings_are_escaped)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    afb_json_string(f, "a\"b\\c\n");
+    afx_json_quote(f, "a\"b\\c\n");
     fclose(f);
     ck_assert_str_eq(text, "\"a\\\"b\\\\c\\u000a\"");
     free(text);
