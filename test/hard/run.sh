@@ -305,13 +305,18 @@ p_open_denied() {
 NPROC_UID=64123     # a uid no one uses: only our threads count
 p_nproc() {
     [ "$(id -u)" = 0 ] || skip "needs root to switch to an unprivileged uid"
+    # The unprivileged uid may not reach the build tree (a checkout under
+    # a private directory): run copies from the world-readable $TMP.
+    local prog=$TMP/nproc-faults lib=$TMP/nproc-libarenafix.so
+    install -m 755 "$P/faults" "$prog" && install -m 644 "$LIB" "$lib" \
+        || die "cannot copy the test program and library to $TMP"
     for how in plain attr; do
         local as=(setpriv --reuid=$NPROC_UID --regid=$NPROC_UID --clear-groups)
-        run base err "${as[@]}" "$P/faults" nproc 20 $how
+        run base err "${as[@]}" "$prog" nproc 20 $how
         need_rc0 "without the shim, $how" err
         grep -q 'error=EAGAIN' base || { cat base err; die "no EAGAIN without the shim"; }
         for mode in mallopt both; do
-            run out err "${as[@]}" env LD_PRELOAD="$LIB" ARENAFIX_MODE=$mode "$P/faults" nproc 20 $how
+            run out err "${as[@]}" env LD_PRELOAD="$lib" ARENAFIX_MODE=$mode "$prog" nproc 20 $how
             need_rc0 "mode $mode, $how" err
             diff base out || die "mode $mode, $how: differs from the run without the shim"
         done
