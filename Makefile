@@ -47,6 +47,9 @@ include shim/shim.mk
 -include test/vm/vm.mk
 -include test/hard/hard.mk
 -include test/deb/deb.mk
+-include test/real/real.mk
+-include test/glibc/glibc.mk
+-include test/mutants/mutants.mk
 
 # make check runs every suite but the packaging one, which installs
 # packages on the machine (make check-deb; .ci/run runs it too).

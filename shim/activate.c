@@ -1,125 +1,216 @@
 #include "activate.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 
+#include "arenacount.h"
 #include "config.h"
+#include "elfsym.h"
 #include "log.h"
+#include "mask.h"
 #include "policy.h"
 #include "real.h"
 #include "sysread.h"
+#include "tls.h"
 #include "usersettings.h"
 
-static struct afx_config config;
-static bool secure;
-/* 0: not read, 1: being read, 2: read.  Not pthread_once: its futex
- * wake would be a system call in every process (see the cost test). */
-static atomic_int config_state;
+extern char **environ;
 
-static pthread_once_t activation_once = PTHREAD_ONCE_INIT;
-static atomic_bool activated;
+/* What is known at startup and never changes after: written by the one
+ * thread that initialises, read by others after init_state is 2. */
+static struct afx_facts startup;
+static char foreign_name[256];
+/* 0: not yet, 1: a thread is initialising, 2: done. */
+static atomic_int init_state;
+
 static atomic_bool touch;
-static atomic_bool program_mallopt;
-static atomic_int program_mallopt_value;
+static atomic_bool explained;
+/* M_ARENA_MAX: 0 armed (or not decided), 1 being set, 2 set, 3 not to be set. */
+enum { ARMED, SETTING, SET, STOOD_DOWN };
+static atomic_int arena_max_state;
+static atomic_long arena_max_value;
+static atomic_long arenas_when_set;
+static atomic_long creations;
+/* The program's own mallopt values (n > 0; glibc ignores the others). */
+static atomic_int program_arena_max;
+static atomic_int program_arena_test;
 
-/* The thread activating, while it does: a call back into a wrapper
- * from inside (a foreign malloc creating a thread, say) must not wait
- * on its own pthread_once.  Not a TLS flag: that would pull in ld.so's
- * __tls_get_addr, and may allocate in a dlopen()ed copy. */
-static _Atomic uintptr_t activator;
+static bool is_initialised(void)
+{
+    return atomic_load_explicit(&init_state, memory_order_acquire) == 2;
+}
 
-/* Reads only the environment: no system call, so the constructor
- * costs nothing in processes that never need the fix. */
-static void read_config(void)
+static void read_config(char **envp)
 {
     const char *values[AFX_VAR_COUNT] = { 0 };
-    secure = getauxval(AT_SECURE) != 0;
     /* Secure-execution processes get the defaults: an unprivileged
      * caller must not steer code running with privileges. */
-    if (!secure) {
-        for (int v = 0; v < AFX_VAR_COUNT; v++)
-            values[v] = getenv(afx_config_names[v]);
+    if (!startup.secure && envp != NULL) {
+        for (char **e = envp; *e != NULL; e++)
+            for (int v = 0; v < AFX_VAR_COUNT; v++) {
+                size_t n = strlen(afx_config_names[v]);
+                if (strncmp(*e, afx_config_names[v], n) == 0 && (*e)[n] == '=' && values[v] == NULL)
+                    values[v] = *e + n + 1;
+            }
     }
-    int bad = afx_config_parse(&config, values);
+    int bad = afx_config_parse(&startup.cfg, values);
+    afx_log_setup(NULL, startup.cfg.log);
     if (bad >= 0)
         afx_log("ignoring %s=\"%.64s\": not a valid value, using the default",
                 afx_config_names[bad], values[bad]);
 }
 
-static const struct afx_config *get_config(void)
-{
-    int state = atomic_load_explicit(&config_state, memory_order_acquire);
-    if (state == 2)
-        return &config;
-    if (state == 0 && atomic_compare_exchange_strong(&config_state, &state, 1)) {
-        read_config();
-        atomic_store_explicit(&config_state, 2, memory_order_release);
-        return &config;
-    }
-    /* Another thread is reading: a few getenv calls, worth a short wait. */
-    while (atomic_load_explicit(&config_state, memory_order_acquire) != 2)
-        sched_yield();
-    return &config;
-}
-
 /* The object that defines malloc, if it is not libc (jemalloc, tcmalloc,
- * mimalloc, a sanitizer): its arenas are not glibc's to size. */
+ * mimalloc, a sanitizer): its arenas are not glibc's to size.  Decided
+ * by the definition, not by dlsym, which returns an executable's
+ * canonical PLT entry when the executable takes malloc's address. */
 static const char *foreign_malloc(void)
 {
-    Dl_info m, libc;
-    void *sym = dlsym(RTLD_DEFAULT, "malloc");
-    if (sym == NULL || !dladdr(sym, &m) || !dladdr((void *)gnu_get_libc_version, &libc))
+    const char *file;
+    bool is_libc;
+    if (!afx_first_definer("malloc", (const void *)gnu_get_libc_version, &file, &is_libc)
+        || is_libc)
         return NULL;
-    return m.dli_fbase == libc.dli_fbase ? NULL : m.dli_fname;
+    snprintf(foreign_name, sizeof foreign_name, "%s",
+             file[0] != '\0' ? file : "the executable");
+    return foreign_name;
 }
 
-static void gather(struct afx_facts *f)
+void afx_init(char **envp, const char *program)
 {
-    f->cfg = *get_config();
-    f->secure = secure;
-    f->tunable_set = afx_tunables_arena_max(getenv("GLIBC_TUNABLES"), &f->tunable_value);
-    f->env_set = afx_env_arena_max(getenv("MALLOC_ARENA_MAX"), &f->env_value);
-    f->program_mallopt = atomic_load(&program_mallopt);
-    f->program_mallopt_value = atomic_load(&program_mallopt_value);
-    f->foreign_malloc = foreign_malloc();
-    f->threads = afx_thread_count();
-    f->online = afx_online_cpus(&f->online_source);
-}
-
-static void activate_once(void)
-{
+    int expected = 0;
+    if (is_initialised())
+        return;
+    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
+        /* Another thread initialises: a few string scans, worth a wait. */
+        while (!is_initialised())
+            sched_yield();
+        return;
+    }
     int saved = errno;
-    struct afx_facts facts = { 0 };
-    char why[320];
+    afx_log_setup(program, NULL);
+    startup.secure = getauxval(AT_SECURE) != 0;
+    read_config(envp);
+    afx_user_scan(envp, startup.secure, &startup.user);
+    startup.foreign_malloc = foreign_malloc();
+    startup.arenas = -1;
+    startup.thread_cpus = -1;
+    (void)afx_real();
 
-    atomic_store(&activator, (uintptr_t)pthread_self());
-    gather(&facts);
-    struct afx_decision d = afx_decide(&facts, why, sizeof why);
-    if (d.set_arena_max && afx_real()->mallopt.fn != NULL)
-        afx_real()->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
+    char why[8];
+    struct afx_decision d = afx_decide(&startup, why, sizeof why);
     atomic_store(&touch, d.touch);
-    if (facts.cfg.verbose)
-        afx_log("glibc %s, %ld CPUs online, this thread sees %ld: %s", gnu_get_libc_version(),
-                facts.online, afx_thread_cpus(), why);
-    atomic_store_explicit(&activated, true, memory_order_release);
-    atomic_store(&activator, 0);
+    if (!d.set_arena_max)
+        atomic_store(&arena_max_state, STOOD_DOWN);
+    atomic_store_explicit(&init_state, 2, memory_order_release);
     errno = saved;
 }
 
-void afx_activate(void)
+static void init_late(void)
 {
-    if (atomic_load_explicit(&activated, memory_order_acquire)
-        || atomic_load(&activator) == (uintptr_t)pthread_self())
+    if (!is_initialised())
+        afx_init(environ, program_invocation_name);
+}
+
+/* The facts now.  Arenas are counted only where that may allocate. */
+static struct afx_facts facts_now(bool may_count)
+{
+    struct afx_facts f = startup;
+    f.program_arena_max = atomic_load(&program_arena_max);
+    f.program_arena_test = atomic_load(&program_arena_test);
+    f.online = afx_online_cpus(&f.online_source);
+    f.thread_cpus = afx_thread_cpus();
+    const cpu_set_t *set;
+    size_t size;
+    f.narrowing_seen = afx_mask_wide(&set, &size);
+    /* Arenas exist beyond the main one only once threads do: a
+     * single-threaded process pays nothing for counting them. */
+    if (may_count && f.foreign_malloc == NULL && afx_thread_count() > 1)
+        f.arenas = afx_count_arenas();
+    return f;
+}
+
+static void explain(bool may_count)
+{
+    /* Without counting arenas there is nothing to decide anew: only a
+     * verbose process needs the line. */
+    if (!may_count && !startup.cfg.verbose)
         return;
-    pthread_once(&activation_once, activate_once);
+    if (atomic_load(&explained) || atomic_exchange(&explained, true))
+        return;
+    char why[400];
+    struct afx_facts f = facts_now(may_count);
+    struct afx_decision d = afx_decide(&f, why, sizeof why);
+    if (!d.set_arena_max && !d.touch) {
+        atomic_store(&touch, false);
+        atomic_store(&arena_max_state, STOOD_DOWN);
+    }
+    if (!f.cfg.verbose)
+        return;
+    int state = atomic_load(&arena_max_state);
+    afx_log("glibc %s, %ld CPUs online, this thread sees %ld: %s%s", gnu_get_libc_version(),
+            f.online, f.thread_cpus, why,
+            !d.set_arena_max || state == SET ? ""
+            : "; set when the process nears arena_test threads, before glibc fixes its limit");
+}
+
+static void set_arena_max(void)
+{
+    int expected = ARMED;
+    if (!atomic_compare_exchange_strong(&arena_max_state, &expected, SETTING))
+        return;
+    char why[400];
+    struct afx_facts f = facts_now(true);
+    struct afx_decision d = afx_decide(&f, why, sizeof why);
+    const struct afx_real *real = afx_real();
+    if (!d.set_arena_max || real == NULL || real->mallopt.fn == NULL) {
+        atomic_store(&arena_max_state, STOOD_DOWN);
+        atomic_store(&touch, d.touch);
+        if (f.cfg.verbose)
+            afx_log("%s", why);
+        return;
+    }
+    real->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
+    atomic_store(&arena_max_value, d.arena_max);
+    atomic_store(&arenas_when_set, f.arenas > 0 ? f.arenas : 1);
+    atomic_store(&arena_max_state, SET);
+}
+
+void afx_before_create(void)
+{
+    init_late();
+    explain(true);
+    if (atomic_load(&arena_max_state) != ARMED)
+        return;
+    /* glibc fixes its limit when a thread needs a new arena while more
+     * than arena_test exist, so at least arena_test + 2 threads run
+     * then.  Set it two threads earlier, counting the threads arenafix
+     * did not see start too.  At most arena_test reads of /proc. */
+    long test = afx_arena_test(&startup);
+    int program_test = atomic_load(&program_arena_test);
+    if (program_test > 0)
+        test = program_test;
+    long created = atomic_fetch_add(&creations, 1) + 1;
+    bool due = created + 1 >= test;
+    if (!due) {
+        long alive = afx_thread_count();
+        due = alive < 0 || alive + 1 >= test;
+    }
+    if (due)
+        set_arena_max();
+}
+
+void afx_before_narrowing(void)
+{
+    if (is_initialised())
+        explain(false);
 }
 
 bool afx_touch_enabled(void)
@@ -127,20 +218,58 @@ bool afx_touch_enabled(void)
     return atomic_load_explicit(&touch, memory_order_relaxed);
 }
 
-void afx_note_program_mallopt(int value)
+bool afx_touch_possible(void)
 {
-    if (atomic_load(&activated))
-        return;
-    atomic_store(&program_mallopt_value, value);
-    atomic_store(&program_mallopt, true);
+    return !is_initialised() || afx_touch_enabled();
 }
 
-__attribute__((constructor)) static void afx_init(void)
+void afx_note_program_mallopt(int param, int value)
 {
-    const struct afx_config *cfg = get_config();
+    /* mallopt ignores these values: no choice was made. */
+    if (value <= 0 || (param != M_ARENA_MAX && param != M_ARENA_TEST))
+        return;
+    if (param == M_ARENA_TEST) {
+        atomic_store(&program_arena_test, value);
+        return;
+    }
+    if (atomic_load(&arena_max_state) != SET) {
+        atomic_store(&program_arena_max, value);
+        if (atomic_load(&explained) && startup.cfg.verbose
+            && atomic_load(&arena_max_state) == ARMED)
+            afx_log("standing down: the program called mallopt(M_ARENA_MAX, %d)", value);
+        return;
+    }
+    if (!startup.cfg.verbose)
+        return;
+    /* glibc fixes its limit at the first arena created after
+     * M_ARENA_MAX is set: if none was, the program's value applies. */
+    long now = afx_count_arenas(), then = atomic_load(&arenas_when_set);
+    if (now >= 0 && now <= then)
+        afx_log("the program called mallopt(M_ARENA_MAX, %d) after arenafix set %ld, before "
+                "glibc fixed its limit: the program's value applies",
+                value, atomic_load(&arena_max_value));
+    else
+        afx_log("the program called mallopt(M_ARENA_MAX, %d) too late: arenafix had set %ld "
+                "and glibc has fixed its limit since (%ld arenas); the program's value does not "
+                "apply (set MALLOC_ARENA_MAX, or ARENAFIX_MODE=touch)",
+                value, atomic_load(&arena_max_value), now);
+}
+
+/* Bind and read the settings before main, while the process is single
+ * threaded; glibc passes the initial environment to constructors. */
+__attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    if (!afx_enter())
+        return;
+    afx_init(envp, argv != NULL ? argv[0] : NULL);
     /* Loaded by dlopen into a process whose threads already run, the
      * interposers may never be called (libc's functions come first in the
      * search order): decide now, so verbose mode says it is too late. */
-    if (cfg->eager || (cfg->verbose && afx_thread_count() > 1))
-        afx_activate();
+    if (startup.cfg.eager || (startup.cfg.verbose && afx_thread_count() > 1)) {
+        explain(true);
+        if (startup.cfg.eager)
+            set_arena_max();
+    }
+    afx_leave();
 }

@@ -1,19 +1,38 @@
-/* When and how the fix is applied: once, at the first call of an
- * interposed function (or from the constructor in eager mode). */
+/* When and how the fix is applied.  Settings are read once, at startup,
+ * from the initial environment as glibc read them; M_ARENA_MAX is set
+ * when the process gets close to the arena count at which glibc fixes
+ * its limit, not before, so that a program may still choose its own. */
 #ifndef AFX_ACTIVATE_H
 #define AFX_ACTIVATE_H
 
 #include <stdbool.h>
 
-/* Apply the fix if not done yet.  Cheap after the first call; safe
- * from any thread; errno preserved. */
-void afx_activate(void);
+/* Read the settings and bind the real functions, once.  ENVP is the
+ * initial environment (the constructor's third argument), PROGRAM its
+ * argv[0].  Callers hold afx_enter(). */
+void afx_init(char **envp, const char *program);
 
-/* After afx_activate: whether threads should malloc before narrowing. */
+/* From pthread_create, before the real one runs (afx_enter() held):
+ * initialise if the constructor has not run yet, explain the decision
+ * once, and set M_ARENA_MAX when this thread brings the process close
+ * to glibc's arena_test. */
+void afx_before_create(void);
+
+/* From the affinity interposers, only where they may do more than
+ * forward (afx_enter() held): explain the decision once.  System calls
+ * only: no lock, no allocation. */
+void afx_before_narrowing(void);
+
+/* Whether new threads malloc before their mask narrows. */
 bool afx_touch_enabled(void);
 
-/* The program set M_ARENA_MAX itself; if before activation, that is the
- * user's choice and arenafix stands down. */
-void afx_note_program_mallopt(int value);
+/* False once it is decided that touch mode is off: until then, masks are
+ * worth recording (another library's constructor may pin a thread before
+ * arenafix's runs). */
+bool afx_touch_possible(void);
+
+/* The program called mallopt(PARAM, VALUE): note the user's choice
+ * (afx_enter() held; the real mallopt not yet called). */
+void afx_note_program_mallopt(int param, int value);
 
 #endif

@@ -8,6 +8,7 @@ const char *const afx_config_names[AFX_VAR_COUNT] = {
     [AFX_VAR_ARENA_MAX] = "ARENAFIX_ARENA_MAX",
     [AFX_VAR_VERBOSE] = "ARENAFIX_VERBOSE",
     [AFX_VAR_EAGER] = "ARENAFIX_EAGER",
+    [AFX_VAR_LOG] = "ARENAFIX_LOG",
 };
 
 static const char *const mode_names[] = {
@@ -72,6 +73,7 @@ int afx_config_parse(struct afx_config *cfg, const char *const values[AFX_VAR_CO
     cfg->arena_max = 0;
     cfg->verbose = false;
     cfg->eager = false;
+    cfg->log = NULL;
 
     for (int v = 0; v < AFX_VAR_COUNT; v++) {
         const char *s = values[v];
@@ -91,6 +93,9 @@ int afx_config_parse(struct afx_config *cfg, const char *const values[AFX_VAR_CO
             break;
         case AFX_VAR_EAGER:
             ok = parse_bool(s, &cfg->eager);
+            break;
+        case AFX_VAR_LOG:
+            cfg->log = s;
             break;
         }
         if (!ok && bad < 0)

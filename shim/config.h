@@ -13,7 +13,8 @@ enum afx_mode {
 };
 
 /* The variables, in the order of afx_config_names. */
-enum { AFX_VAR_MODE, AFX_VAR_ARENA_MAX, AFX_VAR_VERBOSE, AFX_VAR_EAGER, AFX_VAR_COUNT };
+enum { AFX_VAR_MODE, AFX_VAR_ARENA_MAX, AFX_VAR_VERBOSE, AFX_VAR_EAGER, AFX_VAR_LOG,
+       AFX_VAR_COUNT };
 extern const char *const afx_config_names[AFX_VAR_COUNT];
 
 /* Largest explicit ARENAFIX_ARENA_MAX accepted (mallopt takes an int). */
@@ -24,6 +25,7 @@ struct afx_config {
     long arena_max;      /* 0: derive from the CPU count */
     bool verbose;
     bool eager;
+    const char *log;     /* verbose output to this file (appended), NULL: stderr */
 };
 
 /* Fill *cfg from values[AFX_VAR_*] (NULL: unset).  A malformed value

@@ -1,5 +1,10 @@
 /* The interposed functions and the thread trampoline.  Only the symbols
- * defined here are exported (see libarenafix.map). */
+ * defined here are exported (see libarenafix.map).
+ *
+ * glibc makes sched_setaffinity and pthread_setaffinity_np
+ * async-signal-safe: their interposers take no lock, allocate nothing
+ * and never wait; they forward at once when reached from arenafix's own
+ * code (a signal handler interrupting it). */
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -8,10 +13,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "activate.h"
+#include "mask.h"
 #include "real.h"
+#include "tls.h"
 
 #define AFX_EXPORT __attribute__((visibility("default")))
 
@@ -28,15 +36,24 @@ static void touch_malloc(void)
     errno = saved;
 }
 
+/* The calling thread's own mask, set as glibc sets a new thread's from
+ * its attribute: the system call itself.  Returns 0 or an error number. */
+static int set_own_mask(size_t size, const cpu_set_t *set)
+{
+    return syscall(SYS_sched_setaffinity, 0, size, set) == 0 ? 0 : errno;
+}
+
 /* ---- thread trampoline -------------------------------------------- */
 
 struct start {
     void *(*routine)(void *);
     void *arg;
-    /* Only for a thread whose attribute carried a CPU set: the child
-     * applies it and the parent waits for the result. */
-    const cpu_set_t *cpuset;
-    size_t cpusetsize;
+    /* Only for a thread that must end up on a narrow mask (its
+     * attribute's, or the one it inherits from a narrowed creator): it
+     * mallocs on a wide mask, then narrows; the creator waits. */
+    const cpu_set_t *target;
+    size_t target_size;
+    bool validate;          /* the attribute's set: fail before any malloc */
     bool detach;
     int result;
     sem_t done;
@@ -48,37 +65,42 @@ static void *trampoline(void *p)
     void *(*routine)(void *) = s->routine;
     void *arg = s->arg;
 
-    touch_malloc();
-    if (s->cpuset == NULL) {
+    if (s->target == NULL) {
+        touch_malloc();
         free(s);
         return routine(arg);
     }
-    int rc = afx_real()->pthread_setaffinity_np.fn(pthread_self(), s->cpusetsize, s->cpuset);
+
+    unsigned char inherited[AFX_MASK_BYTES];
+    const cpu_set_t *wide;
+    size_t wide_size;
+    int rc = 0;
+    if (!afx_mask_wide(&wide, &wide_size)) {
+        wide = (const cpu_set_t *)inherited;
+        wide_size = afx_mask_get(inherited) >= 0 ? sizeof inherited : 0;
+    }
+    /* glibc fails pthread_create on a set the kernel refuses: find out
+     * before this thread claims an arena. */
+    if (s->validate)
+        rc = set_own_mask(s->target_size, s->target);
+    if (rc == 0) {
+        if (wide_size > 0)
+            set_own_mask(wide_size, wide);  /* best effort: the malloc still happens */
+        touch_malloc();
+        rc = set_own_mask(s->target_size, s->target);
+    }
     bool detach = s->detach;
     s->result = rc;
-    sem_post(&s->done);     /* s belongs to the parent again */
+    sem_post(&s->done);     /* s belongs to the creator again */
     if (rc != 0)
-        return NULL;        /* the parent joins us and reports rc */
+        return NULL;        /* the creator joins us and reports rc */
     if (detach)
         pthread_detach(pthread_self());
     return routine(arg);
 }
 
-/* True if the attribute carries a CPU set narrower than "all": glibc
- * reports an unset one as all bits set. */
-static bool attr_cpuset(const pthread_attr_t *attr, cpu_set_t *set)
-{
-    if (attr == NULL || pthread_attr_getaffinity_np(attr, sizeof *set, set) != 0)
-        return false;
-    const unsigned char *bytes = (const unsigned char *)set;
-    for (size_t i = 0; i < sizeof *set; i++)
-        if (bytes[i] != 0xff)
-            return true;
-    return false;
-}
-
 /* Copy everything of src but its CPU set (and its detach state, which
- * the child applies itself so the parent can join a failed one). */
+ * the child applies itself so the creator can join a failed one). */
 static int copy_attr(const pthread_attr_t *src, pthread_attr_t *dst, bool *detach)
 {
     int state, inherit, policy, scope;
@@ -88,8 +110,10 @@ static int copy_attr(const pthread_attr_t *src, pthread_attr_t *dst, bool *detac
     sigset_t mask;
 
     int rc = pthread_attr_init(dst);
-    if (rc != 0)
+    if (rc != 0 || src == NULL) {
+        *detach = false;
         return rc;
+    }
     if ((rc = pthread_attr_getdetachstate(src, &state)) != 0
         || (rc = pthread_attr_getguardsize(src, &guard)) != 0
         || (rc = pthread_attr_setguardsize(dst, guard)) != 0
@@ -122,21 +146,29 @@ fail:
     return rc;
 }
 
-/* Born pinned through the attribute: create the thread unpinned, let it
- * malloc, then pin it before the user's code runs.  A failure to pin is
+/* Create a thread that mallocs on a wide mask and then takes TARGET,
+ * before the user's code runs.  A failure to take it is
  * pthread_create's failure, with no thread left, as in glibc. */
-static int create_then_pin(pthread_t *thread, const pthread_attr_t *attr,
-                           void *(*routine)(void *), void *arg, const cpu_set_t *set)
+static int create_pinned(const struct afx_real *real, pthread_t *thread,
+                         const pthread_attr_t *attr, void *(*routine)(void *), void *arg,
+                         const cpu_set_t *target, size_t size, bool validate)
 {
-    struct start s = { .routine = routine, .arg = arg, .cpuset = set, .cpusetsize = sizeof *set };
+    struct start s = { .routine = routine, .arg = arg, .target = target,
+                       .target_size = size, .validate = validate };
     pthread_attr_t copy;
-    pthread_t tid;
 
-    if (copy_attr(attr, &copy, &s.detach) != 0 || sem_init(&s.done, 0, 0) != 0)
-        return afx_real()->pthread_create.fn(thread, attr, routine, arg);
-    int rc = afx_real()->pthread_create.fn(&tid, &copy, trampoline, &s);
+    if (copy_attr(attr, &copy, &s.detach) != 0)
+        return real->pthread_create.fn(thread, attr, routine, arg);
+    if (sem_init(&s.done, 0, 0) != 0) {
+        pthread_attr_destroy(&copy);
+        return real->pthread_create.fn(thread, attr, routine, arg);
+    }
+    /* glibc stores *thread before the thread starts: so does this call,
+     * and the user's code runs only after the wait below. */
+    int rc = real->pthread_create.fn(thread, &copy, trampoline, &s);
     pthread_attr_destroy(&copy);
     if (rc == 0) {
+        pthread_t tid = *thread;
         /* pthread_create is no cancellation point: neither is this wait. */
         int cancel;
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
@@ -146,54 +178,143 @@ static int create_then_pin(pthread_t *thread, const pthread_attr_t *attr,
         rc = s.result;
         if (rc != 0)
             pthread_join(tid, NULL);
-        else
-            *thread = tid;
     }
     sem_destroy(&s.done);
+    return rc;
+}
+
+/* The attribute's CPU set, if it has one narrower than "all" (glibc
+ * reports an unset one as all bits set).  *set is buf, or a heap copy
+ * for sets larger than buf (hosts with more than 8192 CPUs) that the
+ * caller frees. */
+static bool attr_cpuset(const pthread_attr_t *attr, unsigned char *buf, cpu_set_t **set,
+                        size_t *size)
+{
+    if (attr == NULL)
+        return false;
+    size_t n = AFX_MASK_BYTES;
+    unsigned char *p = buf;
+    int rc;
+    while ((rc = pthread_attr_getaffinity_np(attr, n, (cpu_set_t *)p)) == EINVAL
+           && n < ((size_t)1 << 20)) {
+        if (p != buf)
+            free(p);
+        n *= 2;
+        if ((p = malloc(n)) == NULL)
+            return false;
+    }
+    bool narrow = false;
+    for (size_t i = 0; rc == 0 && i < n && !narrow; i++)
+        narrow = p[i] != 0xff;
+    if (!narrow) {
+        if (p != buf)
+            free(p);
+        return false;
+    }
+    *set = (cpu_set_t *)p;
+    *size = n;
+    return true;
+}
+
+/* A creator narrowed since arenafix recorded the wide mask: its threads
+ * would inherit the narrow mask.  The creator's mask goes into buf. */
+static bool creator_narrowed(unsigned char *buf)
+{
+    const cpu_set_t *wide;
+    size_t wide_size;
+    if (!afx_mask_wide(&wide, &wide_size))
+        return false;
+    long now = afx_mask_get(buf);
+    return now > 0 && now < CPU_COUNT_S(wide_size, wide);
+}
+
+static int create_touched(const struct afx_real *real, pthread_t *thread,
+                          const pthread_attr_t *attr, void *(*routine)(void *), void *arg)
+{
+    unsigned char buf[AFX_MASK_BYTES];
+    cpu_set_t *set;
+    size_t size;
+    if (attr_cpuset(attr, buf, &set, &size)) {
+        int rc = create_pinned(real, thread, attr, routine, arg, set, size, true);
+        if ((unsigned char *)set != buf)
+            free(set);
+        return rc;
+    }
+    if (creator_narrowed(buf))
+        return create_pinned(real, thread, attr, routine, arg, (cpu_set_t *)buf, sizeof buf,
+                             false);
+
+    struct start *s = malloc(sizeof *s);
+    if (s == NULL)      /* no trampoline then, but the thread is made */
+        return real->pthread_create.fn(thread, attr, routine, arg);
+    *s = (struct start){ .routine = routine, .arg = arg };
+    int rc = real->pthread_create.fn(thread, attr, trampoline, s);
+    if (rc != 0)
+        free(s);
     return rc;
 }
 
 AFX_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                               void *(*routine)(void *), void *arg)
 {
-    const struct afx_real *real = afx_real();
-    if (real->pthread_create.fn == NULL)
-        return EAGAIN;
-    afx_activate();
-    if (!afx_touch_enabled())
-        return real->pthread_create.fn(thread, attr, routine, arg);
-
     int saved = errno;
-    cpu_set_t set;
-    if (attr_cpuset(attr, &set)) {
-        errno = saved;
-        return create_then_pin(thread, attr, routine, arg, &set);
+    const struct afx_real *real;
+    if (!afx_enter()) {
+        /* From arenafix's own code (a malloc it called, or a signal
+         * handler interrupting it): only forward. */
+        real = afx_real_if_bound();
+        return real != NULL && real->pthread_create.fn != NULL
+                   ? real->pthread_create.fn(thread, attr, routine, arg)
+                   : EAGAIN;
     }
-    struct start *s = malloc(sizeof *s);
-    errno = saved;
-    if (s == NULL)      /* no trampoline then, but the thread is made */
+    real = afx_real();
+    if (real == NULL || real->pthread_create.fn == NULL) {
+        afx_leave();
+        return EAGAIN;
+    }
+    afx_before_create();
+    if (!afx_touch_enabled()) {
+        afx_leave();
+        errno = saved;
         return real->pthread_create.fn(thread, attr, routine, arg);
-    *s = (struct start){ .routine = routine, .arg = arg };
-    int rc = real->pthread_create.fn(thread, attr, trampoline, s);
-    if (rc != 0) {
-        free(s);
-        errno = saved;
     }
+    int rc = create_touched(real, thread, attr, routine, arg);
+    afx_leave();
+    errno = saved;
     return rc;
 }
 
 /* ---- affinity ----------------------------------------------------- */
 
-static void before_narrowing(bool self)
+/* Before a thread sets a mask: remember the wide one for touch mode,
+ * explain the decision once.  Async-signal-safe. */
+static void before_narrowing(bool self, size_t size, const cpu_set_t *set)
 {
-    afx_activate();
-    if (self && afx_touch_enabled())
-        touch_malloc();
+    if (!afx_enter())
+        return;
+    if (self && afx_touch_possible())
+        afx_mask_note_self(size, set);
+    afx_before_narrowing();
+    afx_leave();
 }
 
 static bool is_self_pid(pid_t pid)
 {
     return pid == 0 || pid == gettid();
+}
+
+/* The table for an affinity interposer: bound, or bound now if this
+ * call comes before the constructor (another library's constructor
+ * pinning a thread); NULL from a signal handler that interrupted the
+ * binding, and the caller makes the system call itself. */
+static const struct afx_real *affinity_real(void)
+{
+    const struct afx_real *real = afx_real_if_bound();
+    if (real == NULL && afx_enter()) {
+        real = afx_real();
+        afx_leave();
+    }
+    return real;
 }
 
 /* Exported under the versions glibc uses on this architecture, so a
@@ -215,21 +336,31 @@ int afx_pthread_setaffinity_np_old(pthread_t, const cpu_set_t *);
 
 AFX_VERSIONED int afx_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
-    before_narrowing(is_self_pid(pid));
-    if (afx_real()->sched_setaffinity.fn == NULL) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return afx_real()->sched_setaffinity.fn(pid, size, set);
+    int saved = errno;
+    before_narrowing(is_self_pid(pid), size, set);
+    const struct afx_real *real = affinity_real();
+    errno = saved;
+    if (real == NULL || real->sched_setaffinity.fn == NULL)
+        return (int)syscall(SYS_sched_setaffinity, pid, size, set);
+    return real->sched_setaffinity.fn(pid, size, set);
 }
 AFX_SYMVER(afx_sched_setaffinity, "sched_setaffinity@@GLIBC_2.3.4");
 
 AFX_VERSIONED int afx_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
 {
-    before_narrowing(pthread_equal(thread, pthread_self()));
-    if (afx_real()->pthread_setaffinity_np.fn == NULL)
-        return ENOSYS;
-    return afx_real()->pthread_setaffinity_np.fn(thread, size, set);
+    int saved = errno;
+    bool self = pthread_equal(thread, pthread_self());
+    before_narrowing(self, size, set);
+    const struct afx_real *real = affinity_real();
+    errno = saved;
+    if (real == NULL || real->pthread_setaffinity_np.fn == NULL) {
+        if (!self)
+            return ENOSYS;
+        int rc = set_own_mask(size, set);
+        errno = saved;
+        return rc;
+    }
+    return real->pthread_setaffinity_np.fn(thread, size, set);
 }
 
 #ifndef AFX_HAVE_OLD_AFFINITY
@@ -244,34 +375,59 @@ AFX_EXPORT int afx_pthread_setaffinity_np_234(pthread_t, size_t, const cpu_set_t
 AFX_SYMVER(afx_pthread_setaffinity_np, "pthread_setaffinity_np@@GLIBC_2.34");
 AFX_SYMVER(afx_pthread_setaffinity_np_234, "pthread_setaffinity_np@GLIBC_2.3.4");
 
+/* The pre-2.3.4 calls took no size: a cpu_set_t. */
 AFX_EXPORT int afx_sched_setaffinity_old(pid_t pid, const cpu_set_t *set)
 {
-    before_narrowing(is_self_pid(pid));
-    if (afx_real()->sched_setaffinity_old.fn == NULL) {
+    int saved = errno;
+    before_narrowing(is_self_pid(pid), sizeof *set, set);
+    const struct afx_real *real = affinity_real();
+    errno = saved;
+    if (real == NULL || real->sched_setaffinity_old.fn == NULL) {
         errno = ENOSYS;
         return -1;
     }
-    return afx_real()->sched_setaffinity_old.fn(pid, set);
+    return real->sched_setaffinity_old.fn(pid, set);
 }
 AFX_SYMVER(afx_sched_setaffinity_old, "sched_setaffinity@GLIBC_2.3.3");
 
 AFX_EXPORT int afx_pthread_setaffinity_np_old(pthread_t thread, const cpu_set_t *set)
 {
-    before_narrowing(pthread_equal(thread, pthread_self()));
-    if (afx_real()->pthread_setaffinity_np_old.fn == NULL)
+    int saved = errno;
+    before_narrowing(pthread_equal(thread, pthread_self()), sizeof *set, set);
+    const struct afx_real *real = affinity_real();
+    errno = saved;
+    if (real == NULL || real->pthread_setaffinity_np_old.fn == NULL)
         return ENOSYS;
-    return afx_real()->pthread_setaffinity_np_old.fn(thread, set);
+    return real->pthread_setaffinity_np_old.fn(thread, set);
 }
 AFX_SYMVER(afx_pthread_setaffinity_np_old, "pthread_setaffinity_np@GLIBC_2.3.3");
 #endif
 
 /* ---- mallopt ------------------------------------------------------ */
 
+static int forward_mallopt(bool libc_name, int param, int value)
+{
+    if (afx_enter()) {
+        afx_note_program_mallopt(param, value);
+        afx_leave();
+    }
+    const struct afx_real *real = afx_real();
+    if (real == NULL)
+        return 0;
+    if (libc_name && real->libc_mallopt.fn != NULL)
+        return real->libc_mallopt.fn(param, value);
+    return real->mallopt.fn != NULL ? real->mallopt.fn(param, value) : 0;
+}
+
 AFX_EXPORT int mallopt(int param, int value)
 {
-    if (param == M_ARENA_MAX)
-        afx_note_program_mallopt(value);
-    if (afx_real()->mallopt.fn == NULL)
-        return 0;
-    return afx_real()->mallopt.fn(param, value);
+    return forward_mallopt(false, param, value);
+}
+
+/* glibc exports the same function under this name too: a program that
+ * calls it makes the same choice. */
+int __libc_mallopt(int param, int value);
+AFX_EXPORT int __libc_mallopt(int param, int value)
+{
+    return forward_mallopt(true, param, value);
 }

@@ -5,7 +5,13 @@
 
 #include <stdbool.h>
 
-/* Writes "arenafix: <message>\n" to stderr. */
+/* Name the process in every line and choose where lines go: PROGRAM is
+ * copied (argv[0]'s last component), PATH (NULL: stderr) is copied and
+ * opened for appending at each line, so no descriptor is kept open in
+ * the host.  Called once, before any thread could log. */
+void afx_log_setup(const char *program, const char *path);
+
+/* Writes "arenafix: PROGRAM[PID]: <message>\n". */
 void afx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

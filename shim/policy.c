@@ -4,30 +4,71 @@
 
 static const struct afx_decision nothing;
 
+long afx_arena_test(const struct afx_facts *f)
+{
+    if (f->program_arena_test > 0)
+        return f->program_arena_test;
+    if (f->user.arena_test_from != AFX_UNSET)
+        return (long)(f->user.arena_test > (unsigned long)AFX_ARENA_MAX_LIMIT
+                          ? (unsigned long)AFX_ARENA_MAX_LIMIT
+                          : f->user.arena_test);
+    return AFX_ARENAS_PER_CPU;
+}
+
+static const char *arena_test_origin(const struct afx_facts *f)
+{
+    if (f->program_arena_test > 0)
+        return "mallopt";
+    switch (f->user.arena_test_from) {
+    case AFX_FROM_TUNABLES:
+        return "GLIBC_TUNABLES";
+    case AFX_FROM_ENV:
+        return "MALLOC_ARENA_TEST";
+    default:
+        return "glibc's default";
+    }
+}
+
+/* Touch mode works on masks arenafix sees narrowing; say when the
+ * deciding thread was narrowed before that. */
+static void touch_limit(const struct afx_facts *f, char *why, size_t size)
+{
+    if (f->narrowing_seen || f->thread_cpus < 1 || f->online < 1 || f->thread_cpus >= f->online)
+        return;
+    size_t len = 0;
+    while (len < size && why[len] != '\0')
+        len++;
+    snprintf(why + len, size - len,
+             "; but this thread already runs on %ld of %ld CPUs, narrowed before arenafix "
+             "was loaded or without telling it: threads it starts inherit that mask, and "
+             "touch cannot widen it (mode mallopt can)",
+             f->thread_cpus, f->online);
+}
+
 struct afx_decision afx_decide(const struct afx_facts *f, char *why, size_t size)
 {
     struct afx_decision d = nothing;
     enum afx_mode mode = f->cfg.mode;
+    d.arena_test = afx_arena_test(f);
 
-    /* The user's own choices first, in glibc's precedence (the tunable
-     * overrides the older variable).  In a secure process glibc ignores
-     * both, so they are no choice that applies. */
+    /* The user's own choices first, as glibc applied them (the tunable
+     * overrides the older variable; a secure process applies neither,
+     * and then f->user is empty). */
     if (mode == AFX_MODE_OFF) {
         snprintf(why, size, "mode off: nothing changed");
         return d;
     }
-    if (!f->secure && f->tunable_set) {
-        snprintf(why, size, "standing down: GLIBC_TUNABLES sets glibc.malloc.arena_max=%lu",
-                 f->tunable_value);
+    if (f->user.arena_max_from != AFX_UNSET) {
+        if (f->user.arena_max_from == AFX_FROM_TUNABLES)
+            snprintf(why, size, "standing down: GLIBC_TUNABLES sets glibc.malloc.arena_max=%lu",
+                     f->user.arena_max);
+        else
+            snprintf(why, size, "standing down: MALLOC_ARENA_MAX=%lu is set", f->user.arena_max);
         return d;
     }
-    if (!f->secure && f->env_set) {
-        snprintf(why, size, "standing down: MALLOC_ARENA_MAX=%lu is set", f->env_value);
-        return d;
-    }
-    if (f->program_mallopt) {
+    if (f->program_arena_max > 0) {
         snprintf(why, size, "standing down: the program called mallopt(M_ARENA_MAX, %d)",
-                 f->program_mallopt_value);
+                 f->program_arena_max);
         return d;
     }
     if (f->foreign_malloc != NULL) {
@@ -35,30 +76,43 @@ struct afx_decision afx_decide(const struct afx_facts *f, char *why, size_t size
                  f->foreign_malloc);
         return d;
     }
-    if (f->threads > 1) {
+    /* glibc fixes its limit when a thread needs a new arena while more
+     * than arena_test exist: past that, nothing can change it. */
+    if (f->arenas > d.arena_test + 1) {
         snprintf(why, size,
-                 "standing down: %ld threads were running before arenafix was "
-                 "activated; glibc may already have fixed its arena limit",
-                 f->threads);
+                 "standing down: too late, %ld arenas exist (more than arena_test %ld + 1): "
+                 "glibc has already fixed its arena limit",
+                 f->arenas, d.arena_test);
         return d;
     }
 
     d.touch = mode == AFX_MODE_TOUCH || mode == AFX_MODE_BOTH;
     if (mode == AFX_MODE_TOUCH) {
         snprintf(why, size, "each new thread mallocs before its mask narrows (mode touch)");
+        touch_limit(f, why, size);
         return d;
     }
     d.set_arena_max = true;
+    long cpus = f->online > 0 ? f->online : 2;
+    long from_cpus = cpus * (long)AFX_ARENAS_PER_CPU;
     if (f->cfg.arena_max > 0) {
         d.arena_max = f->cfg.arena_max;
         snprintf(why, size, "arena_max=%ld (ARENAFIX_ARENA_MAX, mode %s)", d.arena_max,
                  afx_mode_name(mode));
+    } else if (d.arena_test + 1 > from_cpus) {
+        /* The fixed glibc creates arena_test + 1 arenas before it
+         * applies its limit at all. */
+        d.arena_max = d.arena_test + 1;
+        snprintf(why, size, "arena_max=%ld (arena_test %ld from %s + 1, above %ld x %ld CPUs, "
+                 "mode %s)", d.arena_max, d.arena_test,
+                 arena_test_origin(f), AFX_ARENAS_PER_CPU, cpus, afx_mode_name(mode));
     } else {
-        long cpus = f->online > 0 ? f->online : 2;
-        d.arena_max = cpus * (long)AFX_ARENAS_PER_CPU;
+        d.arena_max = from_cpus;
         snprintf(why, size, "arena_max=%ld (%ld x %ld CPUs from %s, mode %s)", d.arena_max,
                  AFX_ARENAS_PER_CPU, cpus, f->online_source ? f->online_source : "default",
                  afx_mode_name(mode));
     }
+    if (mode == AFX_MODE_BOTH)
+        touch_limit(f, why, size);
     return d;
 }

@@ -7,30 +7,36 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "usersettings.h"
 
-/* Arenas per CPU in glibc's default limit (NARENAS_FROM_NCORES). */
+/* Arenas per CPU in glibc's default limit (NARENAS_FROM_NCORES), and so
+ * its default arena_test (NARENAS_FROM_NCORES (1)). */
 #define AFX_ARENAS_PER_CPU (sizeof(long) == 4 ? 2L : 8L)
 
 struct afx_facts {
     struct afx_config cfg;
     bool secure;                    /* AT_SECURE: ARENAFIX_* ignored */
-    bool tunable_set;               /* glibc.malloc.arena_max in GLIBC_TUNABLES */
-    unsigned long tunable_value;
-    bool env_set;                   /* MALLOC_ARENA_MAX */
-    unsigned long env_value;
-    bool program_mallopt;           /* mallopt(M_ARENA_MAX) before activation */
-    int program_mallopt_value;
+    struct afx_user_settings user;  /* what glibc applied at startup */
+    int program_arena_max;          /* mallopt(M_ARENA_MAX, n > 0) by the program, 0: none */
+    int program_arena_test;         /* mallopt(M_ARENA_TEST, n > 0), 0: none */
     const char *foreign_malloc;     /* object defining malloc, if not libc */
-    long threads;                   /* threads alive at activation, -1 unknown */
+    long arenas;                    /* arenas in existence, -1: not counted */
     long online;                    /* online CPUs, the fixed glibc's way */
     const char *online_source;      /* where that count came from */
+    long thread_cpus;               /* CPUs the deciding thread may use, -1: unknown */
+    bool narrowing_seen;            /* a thread narrowed its mask through us */
 };
 
 struct afx_decision {
     bool set_arena_max;
     long arena_max;
-    bool touch;                     /* trampoline and pre-pin malloc */
+    bool touch;                     /* trampoline and widening */
+    long arena_test;                /* glibc's, as the program left it */
 };
+
+/* glibc's arena_test for these facts: the program's mallopt, else the
+ * user's setting, else glibc's default. */
+long afx_arena_test(const struct afx_facts *f);
 
 /* Decide, and write the explanation (no prefix, no newline) into
  * why[0..size).  Secure processes are expected to have cfg at defaults. */

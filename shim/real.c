@@ -2,11 +2,17 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tls.h"
+
 static struct afx_real table;
-static pthread_once_t bound = PTHREAD_ONCE_INIT;
+/* 0: unbound, 1: a thread is binding, 2: bound. */
+static atomic_int state;
+static AFX_TLS bool binding_here;
 
 static bool same_object(void *a, void *b)
 {
@@ -39,7 +45,6 @@ static void *bind(const char *name, const char *const *versions)
 
 static void bind_all(void)
 {
-    int saved = errno;
 #ifdef BASE_VERSION
     static const char *const create_v[] = { "GLIBC_2.34", BASE_VERSION, NULL };
     static const char *const mallopt_v[] = { BASE_VERSION, NULL };
@@ -54,16 +59,36 @@ static void bind_all(void)
     table.sched_setaffinity.ptr = bind("sched_setaffinity", sched_v);
     table.pthread_setaffinity_np.ptr = bind("pthread_setaffinity_np", pset_v);
     table.mallopt.ptr = bind("mallopt", mallopt_v);
+    table.libc_mallopt.ptr = bind("__libc_mallopt", mallopt_v);
 #ifdef AFX_HAVE_OLD_AFFINITY
     table.sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
     table.pthread_setaffinity_np_old.ptr =
         dlvsym(RTLD_NEXT, "pthread_setaffinity_np", "GLIBC_2.3.3");
 #endif
-    errno = saved;
+}
+
+const struct afx_real *afx_real_if_bound(void)
+{
+    return atomic_load_explicit(&state, memory_order_acquire) == 2 ? &table : NULL;
 }
 
 const struct afx_real *afx_real(void)
 {
-    pthread_once(&bound, bind_all);
+    int expected = 0;
+    if (atomic_load_explicit(&state, memory_order_acquire) == 2)
+        return &table;
+    if (atomic_compare_exchange_strong(&state, &expected, 1)) {
+        int saved = errno;
+        binding_here = true;
+        bind_all();
+        binding_here = false;
+        errno = saved;
+        atomic_store_explicit(&state, 2, memory_order_release);
+        return &table;
+    }
+    if (binding_here)
+        return NULL;
+    while (atomic_load_explicit(&state, memory_order_acquire) != 2)
+        sched_yield();
     return &table;
 }

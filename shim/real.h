@@ -29,6 +29,10 @@ struct afx_real {
         int (*fn)(int, int);
         void *ptr;
     } mallopt;
+    union {
+        int (*fn)(int, int);
+        void *ptr;
+    } libc_mallopt;
 #ifdef AFX_HAVE_OLD_AFFINITY
     union {
         int (*fn)(pid_t, const cpu_set_t *);
@@ -41,7 +45,15 @@ struct afx_real {
 #endif
 };
 
-/* The table, bound on the first call (thread-safe, idempotent). */
+/* The table.  Bound by the constructor, or by the first call that comes
+ * before it (another library's constructor); a thread that finds
+ * another one binding waits for it.  NULL when reached while this very
+ * thread is binding (from a signal handler, or from a malloc that dlsym
+ * called): the caller must then do without. */
 const struct afx_real *afx_real(void);
+
+/* The table if it is bound, else NULL, without binding or waiting: for
+ * the interposers glibc makes async-signal-safe. */
+const struct afx_real *afx_real_if_bound(void);
 
 #endif

@@ -1,75 +1,139 @@
 #include "usersettings.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
-static int digit_value(char c, unsigned base)
+unsigned long long afx_dl_strtoul(const char *text, size_t len)
 {
-    unsigned v;
-    if (c >= '0' && c <= '9')
-        v = (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f')
-        v = (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F')
-        v = (unsigned)(c - 'A' + 10);
-    else
-        return -1;
-    return v < base ? (int)v : -1;
+    const char *p = text, *end = text + len;
+    unsigned long long result = 0;
+    bool positive = true;
+
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p < end && (*p == '-' || *p == '+'))
+        positive = *p++ == '+';
+    if (p == end || *p < '0' || *p > '9')
+        return 0;
+
+    unsigned base = 10, max_digit = 9;
+    if (*p == '0') {
+        if (end - p > 1 && (p[1] == 'x' || p[1] == 'X')) {
+            base = 16;
+            p += 2;
+        } else {
+            base = 8;
+            max_digit = 7;
+        }
+    }
+    for (; p < end; p++) {
+        unsigned d;
+        if (*p >= '0' && *p <= (char)('0' + max_digit))
+            d = (unsigned)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = (unsigned)(*p - 'a' + 10);
+        else if (base == 16 && *p >= 'A' && *p <= 'F')
+            d = (unsigned)(*p - 'A' + 10);
+        else
+            break;
+        /* glibc's own test, a little short of the real limit, kept as
+         * is: the value must be the one glibc computed. */
+        if (result >= (ULLONG_MAX - d) / base)
+            return ULLONG_MAX;
+        result = result * base + d;
+    }
+    return positive ? result : -result;
 }
 
 bool afx_tunable_number(const char *text, size_t len, unsigned long *out)
 {
-    size_t i = 0;
-    unsigned base = 10;
-    if (len >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-        base = 16;
-        i = 2;
-    } else if (len >= 1 && text[0] == '0') {
-        base = 8;
-    }
-    unsigned long n = 0;
-    size_t start = i;
-    for (; i < len; i++) {
-        int d = digit_value(text[i], base);
-        if (d < 0)
-            break;
-        if (n > (SIZE_MAX - (unsigned long)d) / base)
-            return false;
-        n = n * base + (unsigned long)d;
-    }
-    if (i == start || n == 0)
+    unsigned long long v = afx_dl_strtoul(text, len);
+    if (v == 0 || v > SIZE_MAX)
         return false;
-    *out = n;
+    *out = (unsigned long)v;
     return true;
 }
 
-bool afx_tunables_arena_max(const char *tunables, unsigned long *out)
+/* parse_tunables: NAME=VALUE items separated by ':'.  A name cut by ':'
+ * is skipped; text that ends before any '=' ends the parse. */
+bool afx_tunables_get(const char *tunables, const char *key, unsigned long *out)
 {
-    static const char key[] = "glibc.malloc.arena_max";
+    size_t keylen = strlen(key);
     bool found = false;
     if (tunables == NULL)
         return false;
 
     const char *p = tunables;
-    while (*p != '\0') {
-        size_t item = strcspn(p, ":");
-        const char *eq = memchr(p, '=', item);
-        if (eq != NULL && (size_t)(eq - p) == sizeof key - 1
-            && memcmp(p, key, sizeof key - 1) == 0) {
-            unsigned long v;
-            if (afx_tunable_number(eq + 1, item - (size_t)(eq - p) - 1, &v)) {
-                *out = v;
-                found = true;
-            }
+    for (;;) {
+        size_t len = strcspn(p, "=:");
+        if (p[len] == '\0')
+            break;
+        if (p[len] == ':') {
+            p += len + 1;
+            continue;
         }
-        p += item;
-        if (*p == ':')
-            p++;
+        const char *name = p;
+        size_t namelen = len;
+        p += len + 1;
+        len = strcspn(p, ":");
+        unsigned long v;
+        if (namelen == keylen && memcmp(name, key, keylen) == 0
+            && afx_tunable_number(p, len, &v)) {
+            *out = v;
+            found = true;
+        }
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
     }
     return found;
+}
+
+bool afx_tunables_arena_max(const char *tunables, unsigned long *out)
+{
+    return afx_tunables_get(tunables, "glibc.malloc.arena_max", out);
 }
 
 bool afx_env_arena_max(const char *value, unsigned long *out)
 {
     return value != NULL && afx_tunable_number(value, strlen(value), out);
+}
+
+/* NAME=... with exactly this NAME: the value, else NULL. */
+static const char *value_of(const char *entry, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(entry, name, n) == 0 && entry[n] == '=' ? entry + n + 1 : NULL;
+}
+
+static void set(enum afx_origin *from, unsigned long *value, enum afx_origin origin,
+                unsigned long v)
+{
+    *from = origin;
+    *value = v;
+}
+
+void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out)
+{
+    memset(out, 0, sizeof *out);
+    /* Both tunables are SXID_IGNORE: not applied in a secure process. */
+    if (envp == NULL || secure)
+        return;
+    for (; *envp != NULL; envp++) {
+        const char *v;
+        unsigned long n;
+        if ((v = value_of(*envp, "GLIBC_TUNABLES")) != NULL) {
+            if (afx_tunables_get(v, "glibc.malloc.arena_max", &n))
+                set(&out->arena_max_from, &out->arena_max, AFX_FROM_TUNABLES, n);
+            if (afx_tunables_get(v, "glibc.malloc.arena_test", &n))
+                set(&out->arena_test_from, &out->arena_test, AFX_FROM_TUNABLES, n);
+        } else if ((v = value_of(*envp, "MALLOC_ARENA_MAX")) != NULL) {
+            if (out->arena_max_from == AFX_UNSET && afx_env_arena_max(v, &n))
+                set(&out->arena_max_from, &out->arena_max, AFX_FROM_ENV, n);
+        } else if ((v = value_of(*envp, "MALLOC_ARENA_TEST")) != NULL) {
+            if (out->arena_test_from == AFX_UNSET && afx_env_arena_max(v, &n))
+                set(&out->arena_test_from, &out->arena_test, AFX_FROM_ENV, n);
+        }
+    }
 }

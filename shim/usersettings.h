@@ -1,23 +1,45 @@
-/* The user's own arena limit, as glibc itself would read it from the
- * environment.  Pure functions over strings. */
+/* The user's own arena settings, read exactly as glibc's dynamic linker
+ * reads them at startup (elf/dl-tunables.c, _dl_strtoul in
+ * elf/dl-misc.c, glibc 2.34-2.38).  Pure functions over strings. */
 #ifndef AFX_USERSETTINGS_H
 #define AFX_USERSETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Parse a tunable number the way glibc does (decimal, 0x hex, 0 octal;
- * digits must come first, parsing stops at the first non-digit).
- * True and *out set if the text starts with a number in [1, SIZE_MAX]. */
+/* glibc's _dl_strtoul over text[0..len): blanks and tabs, a sign, 0x
+ * hex or 0 octal, digits up to the first that does not fit; a negative
+ * number wraps, an overflow saturates to ULLONG_MAX, no digit gives 0. */
+unsigned long long afx_dl_strtoul(const char *text, size_t len);
+
+/* A size_t tunable's value as glibc accepts it: true and *out set when
+ * the number is within the tunable's bounds [1, SIZE_MAX]. */
 bool afx_tunable_number(const char *text, size_t len, unsigned long *out);
 
-/* Look for glibc.malloc.arena_max in a GLIBC_TUNABLES string
- * ("glibc.malloc.arena_max=8:glibc.malloc.tcache_count=0").  The last
- * valid setting wins, invalid ones are ignored, as glibc does.  True and
- * *out set when one applies. */
+/* KEY (e.g. "glibc.malloc.arena_max") in one GLIBC_TUNABLES value: the
+ * last valid setting wins, as in glibc's parse_tunables. */
+bool afx_tunables_get(const char *tunables, const char *key, unsigned long *out);
 bool afx_tunables_arena_max(const char *tunables, unsigned long *out);
 
 /* MALLOC_ARENA_MAX, glibc's older spelling of the same tunable. */
 bool afx_env_arena_max(const char *value, unsigned long *out);
+
+/* Where a setting glibc applied came from. */
+enum afx_origin { AFX_UNSET, AFX_FROM_ENV, AFX_FROM_TUNABLES };
+
+struct afx_user_settings {
+    enum afx_origin arena_max_from;
+    unsigned long arena_max;
+    enum afx_origin arena_test_from;
+    unsigned long arena_test;
+};
+
+/* What glibc applied from an initial environment ENVP (NULL-terminated
+ * "NAME=value" entries, duplicates and all): every GLIBC_TUNABLES entry
+ * is parsed in order and overrides; MALLOC_ARENA_MAX and
+ * MALLOC_ARENA_TEST count only while their tunable is still unset, so
+ * the first valid one wins.  A secure (AT_SECURE) process ignores both,
+ * as glibc does. */
+void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out);
 
 #endif

@@ -1,3 +1,7 @@
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+
 #include "suites.h"
 #include "usersettings.h"
 
@@ -33,12 +37,83 @@ START_TEST(tunables_absent_or_junk)
     ck_assert_uint_eq(tunable("glibc.malloc.arena_max"), 0);
     ck_assert_uint_eq(tunable("glibc.malloc.arena_max="), 0);
     ck_assert_uint_eq(tunable("glibc.malloc.arena_max=0"), 0);
-    ck_assert_uint_eq(tunable("glibc.malloc.arena_max=-3"), 0);
     ck_assert_uint_eq(tunable("glibc.malloc.arena_maxx=8"), 0);
     ck_assert_uint_eq(tunable("xglibc.malloc.arena_max=8"), 0);
     ck_assert_uint_eq(tunable("glibc.malloc.arena_test=8"), 0);
-    ck_assert_uint_eq(tunable("glibc.malloc.arena_max=99999999999999999999999"), 0);
     ck_assert_uint_eq(tunable("=8:glibc.malloc.arena_max:8"), 0);
+}
+END_TEST
+
+/* _dl_strtoul's forms, as glibc 2.36 applies them (elf/dl-misc.c). */
+START_TEST(numbers_as_dl_strtoul)
+{
+    unsigned long v = 0;
+#define NUM(text) (afx_dl_strtoul(text, sizeof text - 1))
+    ck_assert_uint_eq(NUM(" 2"), 2);
+    ck_assert_uint_eq(NUM("\t 3"), 3);
+    ck_assert_uint_eq(NUM("+2"), 2);
+    ck_assert_uint_eq(NUM("-1"), ULLONG_MAX);
+    ck_assert_uint_eq(NUM("4junk"), 4);
+    ck_assert_uint_eq(NUM("0x1F"), 31);
+    ck_assert_uint_eq(NUM("0X"), 0);
+    ck_assert_uint_eq(NUM("017"), 15);
+    ck_assert_uint_eq(NUM("08"), 0);
+    ck_assert_uint_eq(NUM("99999999999999999999999"), ULLONG_MAX);
+    ck_assert_uint_eq(NUM(" - 2"), 0);
+    ck_assert_uint_eq(NUM("\n2"), 0);
+#undef NUM
+    ck_assert_uint_eq(afx_dl_strtoul("123", 2), 12);   /* stops at the length */
+    ck_assert(afx_tunable_number("-1", 2, &v));
+    ck_assert_uint_eq(v, SIZE_MAX);
+    ck_assert(!afx_tunable_number("-0", 2, &v));
+    ck_assert(!afx_tunable_number("x", 1, &v));
+}
+END_TEST
+
+static struct afx_user_settings scan(bool secure, ...)
+{
+    char *env[16];
+    int n = 0;
+    va_list ap;
+    va_start(ap, secure);
+    for (char *e; n < 15 && (e = va_arg(ap, char *)) != NULL;)
+        env[n++] = e;
+    va_end(ap);
+    env[n] = NULL;
+    struct afx_user_settings u;
+    afx_user_scan(env, secure, &u);
+    return u;
+}
+
+/* glibc's rules for the initial environment (elf/dl-tunables.c): the
+ * first valid MALLOC_ARENA_MAX, overridden by any valid tunable, every
+ * GLIBC_TUNABLES entry parsed in order. */
+START_TEST(environment_as_glibc_reads_it)
+{
+    struct afx_user_settings u;
+    u = scan(false, "MALLOC_ARENA_MAX=2", "MALLOC_ARENA_MAX=5", NULL);
+    ck_assert(u.arena_max_from == AFX_FROM_ENV && u.arena_max == 2);
+    u = scan(false, "MALLOC_ARENA_MAX=0", "MALLOC_ARENA_MAX=5", NULL);
+    ck_assert(u.arena_max_from == AFX_FROM_ENV && u.arena_max == 5);
+    u = scan(false, "MALLOC_ARENA_MAX=2", "GLIBC_TUNABLES=glibc.malloc.arena_max=3", NULL);
+    ck_assert(u.arena_max_from == AFX_FROM_TUNABLES && u.arena_max == 3);
+    u = scan(false, "GLIBC_TUNABLES=glibc.malloc.arena_max=3", "MALLOC_ARENA_MAX=2", NULL);
+    ck_assert(u.arena_max_from == AFX_FROM_TUNABLES && u.arena_max == 3);
+    u = scan(false, "GLIBC_TUNABLES=glibc.malloc.arena_max=3",
+             "GLIBC_TUNABLES=glibc.malloc.arena_max=4", NULL);
+    ck_assert(u.arena_max == 4);
+    u = scan(false, "GLIBC_TUNABLES=glibc.malloc.arena_max=3",
+             "GLIBC_TUNABLES=glibc.malloc.arena_max=junk", NULL);
+    ck_assert(u.arena_max == 3);
+    u = scan(false, "MALLOC_ARENA_TEST=100", "GLIBC_TUNABLES=glibc.malloc.arena_test=50", NULL);
+    ck_assert(u.arena_test_from == AFX_FROM_TUNABLES && u.arena_test == 50);
+    ck_assert(u.arena_max_from == AFX_UNSET);
+    u = scan(false, "MALLOC_ARENA_MAX", "MALLOC_ARENA_MAXX=3", "XMALLOC_ARENA_MAX=3", NULL);
+    ck_assert(u.arena_max_from == AFX_UNSET);
+    /* Both are SXID_IGNORE: a secure process applies neither. */
+    u = scan(true, "MALLOC_ARENA_MAX=2", "GLIBC_TUNABLES=glibc.malloc.arena_max=3",
+             "MALLOC_ARENA_TEST=4", NULL);
+    ck_assert(u.arena_max_from == AFX_UNSET && u.arena_test_from == AFX_UNSET);
 }
 END_TEST
 
@@ -51,6 +126,8 @@ START_TEST(malloc_arena_max_env)
     ck_assert(!afx_env_arena_max("", &v));
     ck_assert(!afx_env_arena_max("0", &v));
     ck_assert(!afx_env_arena_max("many", &v));
+    ck_assert(afx_env_arena_max(" +7x", &v));
+    ck_assert_uint_eq(v, 7);
 }
 END_TEST
 
@@ -61,6 +138,8 @@ Suite *usersettings_suite(void)
     tcase_add_test(tc, tunables_found);
     tcase_add_test(tc, tunables_last_valid_wins);
     tcase_add_test(tc, tunables_absent_or_junk);
+    tcase_add_test(tc, numbers_as_dl_strtoul);
+    tcase_add_test(tc, environment_as_glibc_reads_it);
     tcase_add_test(tc, malloc_arena_max_env);
     suite_add_tcase(s, tc);
     return s;

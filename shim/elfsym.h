@@ -1,0 +1,23 @@
+/* Which loaded object defines a symbol: read from the objects' dynamic
+ * symbol tables in memory, the way the dynamic linker looks it up, so
+ * that an executable's canonical PLT entry (an undefined symbol with a
+ * value, which dlsym returns) is not taken for a definition. */
+#ifndef AFX_ELFSYM_H
+#define AFX_ELFSYM_H
+
+#include <link.h>
+#include <stdbool.h>
+
+/* True if the object loaded at BASE with dynamic section DYN defines
+ * NAME as a function (undefined and zero-valued entries do not count).
+ * [lo, hi) is the object's mapped range, to tell absolute from relative
+ * addresses in DYN. */
+bool afx_elf_defines(const ElfW(Dyn) *dyn, ElfW(Addr) base, ElfW(Addr) lo, ElfW(Addr) hi,
+                     const char *name);
+
+/* The first object in load order that defines NAME: its file name ("" for
+ * the executable) and whether it is the object containing ADDR.  False if
+ * no object defines it. */
+bool afx_first_definer(const char *name, const void *addr, const char **file, bool *contains);
+
+#endif

@@ -1,0 +1,43 @@
+#include "mask.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+static unsigned char wide[AFX_MASK_BYTES];
+/* 0: none, 1: being written, 2: recorded (never changes again). */
+static atomic_int state;
+
+long afx_mask_get(unsigned char *buf)
+{
+    int saved = errno;
+    long n = -1;
+    if (sched_getaffinity(0, AFX_MASK_BYTES, (cpu_set_t *)buf) == 0)
+        n = CPU_COUNT_S(AFX_MASK_BYTES, (cpu_set_t *)buf);
+    errno = saved;
+    return n;
+}
+
+void afx_mask_note_self(size_t size, const cpu_set_t *set)
+{
+    unsigned char now[AFX_MASK_BYTES];
+    int expected = 0;
+    if (atomic_load_explicit(&state, memory_order_relaxed) != 0 || set == NULL)
+        return;
+    long before = afx_mask_get(now);
+    if (before < 0 || CPU_COUNT_S(size, set) >= before)
+        return;
+    if (atomic_compare_exchange_strong(&state, &expected, 1)) {
+        memcpy(wide, now, sizeof wide);
+        atomic_store_explicit(&state, 2, memory_order_release);
+    }
+}
+
+bool afx_mask_wide(const cpu_set_t **set, size_t *size)
+{
+    if (atomic_load_explicit(&state, memory_order_acquire) != 2)
+        return false;
+    *set = (const cpu_set_t *)wide;
+    *size = sizeof wide;
+    return true;
+}

@@ -1,0 +1,3 @@
+#include "tls.h"
+
+AFX_TLS int afx_busy;
