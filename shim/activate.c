@@ -193,10 +193,9 @@ void afx_before_create(void)
      * than arena_test exist, so at least arena_test + 2 threads run
      * then.  Set it two threads earlier, counting the threads arenafix
      * did not see start too.  At most arena_test reads of /proc. */
-    long test = afx_arena_test(&startup);
-    int program_test = atomic_load(&program_arena_test);
-    if (program_test > 0)
-        test = program_test;
+    struct afx_facts f = startup;
+    f.program_arena_test = atomic_load(&program_arena_test);
+    long test = afx_arena_test(&f);
     long created = atomic_fetch_add(&creations, 1) + 1;
     bool due = created + 1 >= test;
     if (!due) {

@@ -4,15 +4,16 @@
 
 static const struct afx_decision nothing;
 
+/* Capped where it would not fit mallopt's int: a million arenas is as
+ * good as no limit. */
 long afx_arena_test(const struct afx_facts *f)
 {
+    unsigned long t = AFX_ARENAS_PER_CPU;
     if (f->program_arena_test > 0)
-        return f->program_arena_test;
-    if (f->user.arena_test_from != AFX_UNSET)
-        return (long)(f->user.arena_test > (unsigned long)AFX_ARENA_MAX_LIMIT
-                          ? (unsigned long)AFX_ARENA_MAX_LIMIT
-                          : f->user.arena_test);
-    return AFX_ARENAS_PER_CPU;
+        t = (unsigned long)f->program_arena_test;
+    else if (f->user.arena_test_from != AFX_UNSET)
+        t = f->user.arena_test;
+    return t > (unsigned long)AFX_ARENA_MAX_LIMIT ? AFX_ARENA_MAX_LIMIT : (long)t;
 }
 
 static const char *arena_test_origin(const struct afx_facts *f)

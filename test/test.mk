@@ -48,7 +48,7 @@ TEST_PROGS := $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/
               $(B)/test/libempty.so
 test-progs: $(TEST_PROGS)
 
-# ---- integration tests: the real preload, both glibcs -----------------
+# ---- integration tests: the real preload, every glibc at hand ----------
 INTEG_SRC := $(wildcard test/integration/*.c)
 $(B)/test/integration: $(INTEG_SRC) test/integration/harness.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \

@@ -51,24 +51,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct afx_facts f = {
         .cfg = cfg,
         .secure = k[0] & 1,
-        .tunable_set = k[0] & 2,
-        .tunable_value = k[1] * 1000003UL,
-        .env_set = k[0] & 4,
-        .env_value = k[2],
-        .program_mallopt = k[0] & 8,
-        .program_mallopt_value = (int8_t)k[3],
+        .user.arena_max_from = (enum afx_origin)(k[0] >> 1 & 3) % 3,
+        .user.arena_max = k[1] * 1000003UL,
+        .user.arena_test_from = (enum afx_origin)(k[0] >> 6) % 3,
+        .user.arena_test = k[2] * 100003UL,
+        .program_arena_max = k[0] & 8 ? (int8_t)k[3] : 0,
+        .program_arena_test = k[7] & 1 ? (int8_t)k[4] : 0,
         .foreign_malloc = k[0] & 16 ? "/usr/lib/libjemalloc.so.2" : NULL,
-        .threads = (long)(int8_t)k[4],
+        .arenas = (long)(int8_t)k[4],
+        .thread_cpus = (long)(int8_t)k[3],
+        .narrowing_seen = k[7] & 2,
         .online = (long)(int16_t)(k[5] | k[6] << 8),
         .online_source = k[0] & 32 ? NULL : "/sys/devices/system/cpu/online",
     };
-    char why[320];
+    char why[400];
     size_t room = k[7] % sizeof why + 1;
     memset(why, 'x', sizeof why);
     struct afx_decision d = afx_decide(&f, why, room);
     if (memchr(why, '\0', room) == NULL || (room < sizeof why && why[room] != 'x'))
         abort();    /* unterminated, or written past the room it was given */
-    if (d.set_arena_max && (d.arena_max < 1 || d.arena_max > AFX_ARENA_MAX_LIMIT * 8L))
+    if (d.set_arena_max && (d.arena_max < 1 || d.arena_max > AFX_ARENA_MAX_LIMIT * 8L + 1))
         abort();
     if ((d.set_arena_max || d.touch) && cfg.mode == AFX_MODE_OFF)
         abort();

@@ -5,14 +5,16 @@
 # $HARD/logs/NAME.log and is shown when it fails.
 #
 # From hard.mk: HARD (build dir of this suite), FUZZ_BIN, ARENAFIX_TESTLIB,
-# ARENAFIX_AFFECTED_GLIBC (may be empty), ASAN_RT, TSAN_RT, INTEG_BIN,
-# TEST_BIN.  HARD_ONLY=REGEX runs only the properties whose name matches.
+# ARENAFIX_AFFECTED_GLIBC (may be empty; of a list DIR:DIR..., the first),
+# ASAN_RT, TSAN_RT, INTEG_BIN, TEST_BIN.  HARD_ONLY=REGEX runs only the
+# properties whose name matches.
 # FUZZ_RUNS: executions per fuzz target.
 
 set -u
 : "${HARD:?run through make check-hard}"
 LIB=${ARENAFIX_TESTLIB:?}
 AFFECTED=${ARENAFIX_AFFECTED_GLIBC:-}
+AFFECTED=${AFFECTED%%:*}
 HARD_ONLY=${HARD_ONLY:-}
 FUZZ_RUNS=${FUZZ_RUNS:-400000}
 LOGS=$HARD/logs

@@ -12,7 +12,7 @@ extern char **environ;
 
 const char *afx_testlib;
 const char *afx_bin;
-struct glibc afx_glibcs[2];
+struct glibc afx_glibcs[AFX_MAX_GLIBCS];
 int afx_nglibcs;
 long afx_online;
 int afx_skipped;
@@ -23,11 +23,28 @@ long afx_fixed_arenas(int threads)
     return threads + 1 < limit ? threads + 1 : limit;
 }
 
+int afx_nproving(void)
+{
+    int n = 0;
+    for (int i = 0; i < afx_nglibcs; i++)
+        n += afx_glibcs[i].affected;
+    return n > 0 ? n : 1;
+}
+
+const struct glibc *afx_proving(int i)
+{
+    for (int g = 0; g < afx_nglibcs; g++)
+        if (afx_glibcs[g].affected && i-- == 0)
+            return &afx_glibcs[g];
+    return &afx_glibcs[0];
+}
+
 /* Variables that would change what is tested are not inherited. */
 static bool inherited(const char *entry)
 {
     static const char *const drop[] = { "ARENAFIX_", "LD_PRELOAD=", "GLIBC_TUNABLES=",
-                                        "MALLOC_ARENA_MAX=", "AFX_CTOR_THREADS=" };
+                                        "MALLOC_ARENA_MAX=", "MALLOC_ARENA_TEST=",
+                                        "AFX_CTOR_THREADS=" };
     for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
         if (strncmp(entry, drop[i], strlen(drop[i])) == 0)
             return false;

@@ -13,17 +13,26 @@ struct child {
 };
 
 struct glibc {
-    const char *name;       /* "system" or "affected" */
+    const char *name;       /* "system", or what names an affected one */
     const char *dir;        /* NULL: the system glibc */
     bool affected;          /* shows the bug (proved, not assumed) */
 };
 
-/* Filled by main() from the environment. */
+/* Filled by main(): the system glibc first, then every affected glibc
+ * at hand (ARENAFIX_AFFECTED_GLIBC, a colon-separated list of
+ * directories, and Debian's libc6-amd64-cross when installed), each
+ * proved affected before it is used. */
+enum { AFX_MAX_GLIBCS = 8 };
 extern const char *afx_testlib;     /* ARENAFIX_TESTLIB */
 extern const char *afx_bin;         /* directory of the test programs */
-extern struct glibc afx_glibcs[2];
+extern struct glibc afx_glibcs[AFX_MAX_GLIBCS];
 extern int afx_nglibcs;
 extern long afx_online;             /* CPUs online, read independently */
+
+/* The glibcs a proof runs on: every affected one, or the system glibc
+ * alone when none is at hand (there a wrong decision shows less). */
+int afx_nproving(void);
+const struct glibc *afx_proving(int i);
 
 /* Threads the arena tests start, and the count a fixed glibc gives them. */
 enum { AFX_THREADS = 30, AFX_BUG_ARENAS = 9 };
@@ -49,5 +58,6 @@ Suite *arenas_suite(void);
 Suite *standdown_suite(void);
 Suite *semantics_suite(void);
 Suite *cost_suite(void);
+Suite *settings_suite(void);
 
 #endif

@@ -1,8 +1,11 @@
 /* Integration tests: the real preload in child processes, on the system
- * glibc and on an affected one when there is one. */
+ * glibc and on every affected one at hand. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -30,18 +33,125 @@ static long online_cpus(void)
     return n;
 }
 
-/* The system glibc shows the bug if pinned threads get the bug's count
- * where a fixed glibc would give more (RHEL 9 and other unpatched 2.34-2.38). */
+/* Debian's libc6-amd64-cross: bookworm's glibc 2.36-8, as shipped before
+ * the fix.  Used as well when installed. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define CROSS_GLIBC "/usr/x86_64-linux-gnu/lib"
+#endif
+
+/* Arenas AFX_THREADS pinned threads get under g without the preload;
+ * -1 if the program does not run there. */
+static int pinned_arenas(const struct glibc *g)
+{
+    struct child *c = calloc(1, sizeof *c);
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", AFX_THREADS);
+    const char *args[] = { "self", threads, NULL };
+    afx_run(c, g, NULL, NULL, "pinned", args);
+    const char *p = c->status == 0 ? strstr(c->out, "arenas=") : NULL;
+    int n = p != NULL ? atoi(p + strlen("arenas=")) : -1;
+    free(c);
+    return n;
+}
+
+/* The bug shows where pinned threads get its count and a fixed glibc
+ * would give more: on a one-CPU host nothing can be proved. */
+static bool can_prove(void)
+{
+    return afx_fixed_arenas(AFX_THREADS) != AFX_BUG_ARENAS;
+}
+
+/* The system glibc shows the bug on RHEL 9 and other unpatched 2.34-2.38. */
 static bool system_is_affected(void)
 {
-    if (afx_fixed_arenas(AFX_THREADS) == AFX_BUG_ARENAS)
-        return false;
-    struct child *c = calloc(1, sizeof *c);
-    const char *args[] = { "self", "30", NULL };
-    afx_run(c, &afx_glibcs[0], NULL, NULL, "pinned", args);
-    bool affected = c->status == 0 && strstr(c->out, "arenas=9\n") != NULL;
-    free(c);
-    return affected;
+    return can_prove() && pinned_arenas(&afx_glibcs[0]) == AFX_BUG_ARENAS;
+}
+
+/* What names an affected glibc in the output: the Debian package, or
+ * its directory's name (the parent's, for a "lib" directory). */
+static const char *glibc_name(const char *real)
+{
+#ifdef CROSS_GLIBC
+    char cross[PATH_MAX];
+    if (realpath(CROSS_GLIBC, cross) != NULL && strcmp(real, cross) == 0)
+        return "libc6-amd64-cross";
+#endif
+    char *copy = strdup(real), *slash = strrchr(copy, '/');
+    bool lib = slash != NULL && (strcmp(slash, "/lib") == 0 || strcmp(slash, "/lib64") == 0);
+    if (lib && slash != copy)
+        *slash = '\0';
+    slash = strrchr(copy, '/');
+    return slash != NULL && slash[1] != '\0' ? slash + 1 : copy;
+}
+
+/* Named affected glibcs that could not be used: the run fails. */
+static int unusable;
+
+/* Add DIR if it proves affected.  NAMED: given in ARENAFIX_AFFECTED_GLIBC,
+ * so a glibc that is not affected is an error, not a skip. */
+static void add_affected(const char *dir, bool named)
+{
+    static char seen[AFX_MAX_GLIBCS * 2][PATH_MAX];
+    static int nseen;
+    char real[PATH_MAX], why[256];
+    if (realpath(dir, real) == NULL) {
+        snprintf(why, sizeof why, "%s", strerror(errno));
+        goto not_used;
+    }
+    for (int i = 0; i < nseen; i++)
+        if (strcmp(seen[i], real) == 0)
+            return;     /* listed twice, or the cross package named too */
+    if (nseen < AFX_MAX_GLIBCS * 2)
+        snprintf(seen[nseen++], sizeof seen[0], "%s", real);
+
+    struct glibc g = { .name = glibc_name(real), .dir = strdup(real) };
+    if (afx_nglibcs == AFX_MAX_GLIBCS) {
+        snprintf(why, sizeof why, "more than %d glibcs", AFX_MAX_GLIBCS - 1);
+        goto not_used;
+    }
+    if (!can_prove()) {
+        afx_skip(g.name, "one CPU online: a fixed glibc gives pinned threads the bug's "
+                         "count too, so no glibc can be proved affected here");
+        return;
+    }
+    int n = pinned_arenas(&g);
+    if (n == AFX_BUG_ARENAS) {
+        g.affected = true;
+        afx_glibcs[afx_nglibcs++] = g;
+        printf("affected glibc %s: %s (proved: %d pinned threads get the bug's %d arenas)\n",
+               g.name, real, AFX_THREADS, AFX_BUG_ARENAS);
+        return;
+    }
+    if (n < 0)
+        snprintf(why, sizeof why, "the test program does not run under it");
+    else
+        snprintf(why, sizeof why, "%d pinned threads get %d arenas there, not the bug's %d: "
+                 "not affected", AFX_THREADS, n, AFX_BUG_ARENAS);
+not_used:
+    if (named) {
+        printf("FAIL: affected glibc %s (ARENAFIX_AFFECTED_GLIBC): %s; not used\n", dir, why);
+        unusable++;
+    } else {
+        char what[PATH_MAX + 32];
+        snprintf(what, sizeof what, "the proof on %s", dir);
+        afx_skip(what, why);
+    }
+}
+
+/* ARENAFIX_AFFECTED_GLIBC (DIR[:DIR...]), then the cross package. */
+static void find_affected(void)
+{
+    const char *list = getenv("ARENAFIX_AFFECTED_GLIBC");
+    if (list != NULL) {
+        char *copy = strdup(list), *save = NULL;
+        for (char *dir = strtok_r(copy, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save))
+            add_affected(dir, true);
+    }
+#ifdef CROSS_GLIBC
+    if (access(CROSS_GLIBC "/libc.so.6", R_OK) == 0
+        && access(CROSS_GLIBC "/ld-linux-x86-64.so.2", X_OK) == 0)
+        add_affected(CROSS_GLIBC, false);
+#endif
 }
 
 int main(void)
@@ -67,26 +177,30 @@ int main(void)
     printf("system glibc: %s\n", afx_glibcs[0].affected
                ? "AFFECTED by glibc bug 30945: the proof runs on it too"
                : "not affected (fixed): the counts must stay as they are");
-    const char *affected = getenv("ARENAFIX_AFFECTED_GLIBC");
-    if (affected != NULL && *affected != '\0') {
-        afx_glibcs[1] = (struct glibc){ .name = "affected", .dir = affected, .affected = true };
-        afx_nglibcs = 2;
-        printf("affected glibc: %s\n", affected);
-    } else if (!afx_glibcs[0].affected) {
+    find_affected();
+    if (afx_nproving() == 1 && !afx_proving(0)->affected)
         afx_skip("the proof on an affected glibc (arena counts without and with the shim, "
                  "every pinning path)",
-                 "no affected glibc: ARENAFIX_AFFECTED_GLIBC is unset and "
-                 "../shared/glibc-bz30945 was not found; only the system glibc was checked");
-    }
+                 "no affected glibc: ARENAFIX_AFFECTED_GLIBC names none that shows the "
+                 "bug, ../shared/glibc-bz30945 was not found and libc6-amd64-cross is "
+                 "not installed; only the system glibc was checked");
+    printf("the proofs run on (in this order):");
+    for (int i = 0; i < afx_nproving(); i++)
+        printf(" %s", afx_proving(i)->name);
+    printf("\n");
 
     SRunner *sr = srunner_create(arenas_suite());
     srunner_add_suite(sr, standdown_suite());
     srunner_add_suite(sr, semantics_suite());
     srunner_add_suite(sr, cost_suite());
+    srunner_add_suite(sr, settings_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     if (afx_skipped > 0)
         printf("%d group(s) of tests skipped: see the SKIP lines above\n", afx_skipped);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    if (unusable > 0)
+        printf("%d affected glibc(s) named in ARENAFIX_AFFECTED_GLIBC could not be used: "
+               "see the FAIL lines above\n", unusable);
+    return failed == 0 && unusable == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -33,9 +33,10 @@ static void check_glibc_path(const struct glibc *g, int i)
     int both = arenas_with(g, path, "both");
     int off = arenas_with(g, path, "off");
 
-    printf("arenas: glibc=%-8s path=%-7s threads=%d fixed-glibc=%ld without=%d mallopt=%d "
+    printf("arenas: glibc=%-17s path=%-7s threads=%d fixed-glibc=%ld without=%d mallopt=%d "
            "touch=%d both=%d off=%d\n",
            g->name, path, AFX_THREADS, fixed, without, mallopt, touch, both, off);
+    fflush(stdout);     /* a failed check ends this process without flushing */
 
     if (g->affected)
         ck_assert_msg(without == AFX_BUG_ARENAS, "%s glibc, path %s: %d arenas without the "
@@ -43,28 +44,23 @@ static void check_glibc_path(const struct glibc *g, int i)
     else
         ck_assert_msg(without == fixed, "%s glibc, path %s: %d arenas without the shim, "
                       "expected %ld", g->name, path, without, fixed);
-    ck_assert_msg(mallopt == fixed, "path %s, mode mallopt: %d arenas, expected %ld", path,
-                  mallopt, fixed);
-    ck_assert_msg(both == fixed, "path %s, mode both: %d arenas, expected %ld", path, both,
-                  fixed);
-    /* A mask inherited from a pinned parent is narrow before the thread
-     * exists: touching cannot help, the documented limit of that mode. */
-    long touch_expected = strcmp(path, "inherit") == 0 ? without : fixed;
-    ck_assert_msg(touch == touch_expected, "path %s, mode touch: %d arenas, expected %ld", path,
-                  touch, touch_expected);
-    ck_assert_msg(off == without, "path %s, mode off: %d arenas, expected %d as without", path,
-                  off, without);
+    ck_assert_msg(mallopt == fixed, "%s glibc, path %s, mode mallopt: %d arenas, expected %ld",
+                  g->name, path, mallopt, fixed);
+    ck_assert_msg(both == fixed, "%s glibc, path %s, mode both: %d arenas, expected %ld",
+                  g->name, path, both, fixed);
+    /* Even a mask inherited from a parent that pinned itself through
+     * the interposers: its threads malloc on the mask it had before
+     * (the limit of touch mode is a mask narrowed unseen, test/real). */
+    ck_assert_msg(touch == fixed, "%s glibc, path %s, mode touch: %d arenas, expected %ld",
+                  g->name, path, touch, fixed);
+    ck_assert_msg(off == without, "%s glibc, path %s, mode off: %d arenas, expected %d as "
+                  "without", g->name, path, off, without);
 }
 
-START_TEST(pinned_paths_system)
+/* Every path on every glibc: _i / NPATHS picks the glibc, _i % NPATHS the path. */
+START_TEST(pinned_paths)
 {
-    check_glibc_path(&afx_glibcs[0], _i);
-}
-END_TEST
-
-START_TEST(pinned_paths_affected)
-{
-    check_glibc_path(&afx_glibcs[1], _i);
+    check_glibc_path(&afx_glibcs[_i / NPATHS], _i % NPATHS);
 }
 END_TEST
 
@@ -74,7 +70,7 @@ START_TEST(unpinned_unchanged)
     const struct glibc *g = &afx_glibcs[_i];
     int without = arenas_with(g, "none", NULL);
     int with = arenas_with(g, "none", "mallopt");
-    printf("arenas: glibc=%-8s path=none    threads=%d without=%d mallopt=%d\n", g->name,
+    printf("arenas: glibc=%-17s path=none    threads=%d without=%d mallopt=%d\n", g->name,
            AFX_THREADS, without, with);
     ck_assert_int_eq(without, afx_fixed_arenas(AFX_THREADS));
     ck_assert_int_eq(with, without);
@@ -86,9 +82,7 @@ Suite *arenas_suite(void)
     Suite *s = suite_create("arenas");
     TCase *tc = tcase_create("pinned");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, pinned_paths_system, 0, NPATHS);
-    if (afx_nglibcs > 1)
-        tcase_add_loop_test(tc, pinned_paths_affected, 0, NPATHS);
+    tcase_add_loop_test(tc, pinned_paths, 0, afx_nglibcs * NPATHS);
     tcase_add_loop_test(tc, unpinned_unchanged, 0, afx_nglibcs);
     suite_add_tcase(s, tc);
     return s;

@@ -7,12 +7,8 @@
 
 #include "harness.h"
 
-/* The affected glibc when there is one: there a wrong decision shows. */
-static const struct glibc *proving_glibc(void)
-{
-    return &afx_glibcs[afx_nglibcs - 1];
-}
-
+/* The tests that need an affected glibc run on each, afx_proving(_i):
+ * there a wrong decision shows. */
 static void pinned(struct child *c, const struct glibc *g, const char *preload,
                    const char *const *env, const char *mallopt)
 {
@@ -22,11 +18,17 @@ static void pinned(struct child *c, const struct glibc *g, const char *preload,
 
 static struct child c;
 
+static void expect_arenas(const struct glibc *g, long want)
+{
+    int got = afx_arenas(&c);
+    ck_assert_msg(got == want, "%s glibc: %d arenas, expected %ld\n%s", g->name, got, want, c.err);
+}
+
 START_TEST(malloc_arena_max_wins)
 {
     const char *env[] = { "MALLOC_ARENA_MAX=4", "ARENAFIX_VERBOSE=1", NULL };
-    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
-    ck_assert_int_eq(afx_arenas(&c), 4);
+    pinned(&c, afx_proving(_i), afx_testlib, env, NULL);
+    expect_arenas(afx_proving(_i), 4);
     ck_assert_msg(strstr(c.err, "standing down: MALLOC_ARENA_MAX=4 is set") != NULL, "%s",
                   c.err);
 }
@@ -36,8 +38,8 @@ START_TEST(tunable_wins)
 {
     const char *env[] = { "GLIBC_TUNABLES=glibc.malloc.tcache_count=7:glibc.malloc.arena_max=3",
                           "ARENAFIX_VERBOSE=1", NULL };
-    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
-    ck_assert_int_eq(afx_arenas(&c), 3);
+    pinned(&c, afx_proving(_i), afx_testlib, env, NULL);
+    expect_arenas(afx_proving(_i), 3);
     ck_assert_msg(strstr(c.err, "GLIBC_TUNABLES sets glibc.malloc.arena_max=3") != NULL, "%s",
                   c.err);
 }
@@ -48,8 +50,8 @@ START_TEST(tunable_over_variable)
 {
     const char *env[] = { "GLIBC_TUNABLES=glibc.malloc.arena_max=3", "MALLOC_ARENA_MAX=5",
                           "ARENAFIX_VERBOSE=1", NULL };
-    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
-    ck_assert_int_eq(afx_arenas(&c), 3);
+    pinned(&c, afx_proving(_i), afx_testlib, env, NULL);
+    expect_arenas(afx_proving(_i), 3);
     ck_assert_msg(strstr(c.err, "GLIBC_TUNABLES") != NULL, "%s", c.err);
 }
 END_TEST
@@ -57,8 +59,8 @@ END_TEST
 START_TEST(program_mallopt_wins)
 {
     const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
-    pinned(&c, proving_glibc(), afx_testlib, env, "5");
-    ck_assert_int_eq(afx_arenas(&c), 5);
+    pinned(&c, afx_proving(_i), afx_testlib, env, "5");
+    expect_arenas(afx_proving(_i), 5);
     ck_assert_msg(strstr(c.err, "the program called mallopt(M_ARENA_MAX, 5)") != NULL, "%s",
                   c.err);
 }
@@ -67,8 +69,8 @@ END_TEST
 START_TEST(explicit_arena_max)
 {
     const char *env[] = { "ARENAFIX_ARENA_MAX=12", NULL };
-    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
-    ck_assert_int_eq(afx_arenas(&c), 12);
+    pinned(&c, afx_proving(_i), afx_testlib, env, NULL);
+    expect_arenas(afx_proving(_i), 12);
 }
 END_TEST
 
@@ -102,12 +104,12 @@ END_TEST
 /* Silent by default; one line, at activation, when asked. */
 START_TEST(silent_by_default_one_line_when_verbose)
 {
-    pinned(&c, proving_glibc(), afx_testlib, NULL, NULL);
-    ck_assert_int_eq(afx_arenas(&c), afx_fixed_arenas(AFX_THREADS));
+    pinned(&c, afx_proving(_i), afx_testlib, NULL, NULL);
+    expect_arenas(afx_proving(_i), afx_fixed_arenas(AFX_THREADS));
     ck_assert_msg(c.err[0] == '\0', "stderr not empty: %s", c.err);
 
     const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
-    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
+    pinned(&c, afx_proving(_i), afx_testlib, env, NULL);
     ck_assert_int_eq(afx_log_lines(&c), 1);
     char expect[128];
     snprintf(expect, sizeof expect, "%ld CPUs online, this thread sees ", afx_online);
@@ -122,8 +124,8 @@ END_TEST
 START_TEST(malformed_variable_warns_once)
 {
     const char *env[] = { "ARENAFIX_MODE=sometimes", "ARENAFIX_VERBOSE=1", NULL };
-    pinned(&c, proving_glibc(), afx_testlib, env, NULL);
-    ck_assert_int_eq(afx_arenas(&c), afx_fixed_arenas(AFX_THREADS));
+    pinned(&c, afx_proving(_i), afx_testlib, env, NULL);
+    expect_arenas(afx_proving(_i), afx_fixed_arenas(AFX_THREADS));
     ck_assert_msg(strstr(c.err, "ignoring ARENAFIX_MODE=\"sometimes\"") != NULL, "%s", c.err);
     ck_assert_int_eq(afx_log_lines(&c), 2);     /* the warning, the activation */
 }
@@ -134,12 +136,12 @@ END_TEST
 START_TEST(eager_activates_in_constructor)
 {
     const char *lazy[] = { "ARENAFIX_VERBOSE=1", NULL };
-    afx_run(&c, proving_glibc(), afx_testlib, lazy, "single", NULL);
+    afx_run(&c, afx_proving(_i), afx_testlib, lazy, "single", NULL);
     ck_assert_int_eq(c.status, 0);
     ck_assert_int_eq(afx_log_lines(&c), 0);
 
     const char *eager[] = { "ARENAFIX_VERBOSE=1", "ARENAFIX_EAGER=1", NULL };
-    afx_run(&c, proving_glibc(), afx_testlib, eager, "single", NULL);
+    afx_run(&c, afx_proving(_i), afx_testlib, eager, "single", NULL);
     ck_assert_int_eq(c.status, 0);
     ck_assert_int_eq(afx_log_lines(&c), 1);
     ck_assert_msg(strstr(c.err, "arena_max=") != NULL, "%s", c.err);
@@ -151,15 +153,15 @@ Suite *standdown_suite(void)
     Suite *s = suite_create("standdown");
     TCase *tc = tcase_create("choices");
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, malloc_arena_max_wins);
-    tcase_add_test(tc, tunable_wins);
-    tcase_add_test(tc, tunable_over_variable);
-    tcase_add_test(tc, program_mallopt_wins);
-    tcase_add_test(tc, explicit_arena_max);
+    tcase_add_loop_test(tc, malloc_arena_max_wins, 0, afx_nproving());
+    tcase_add_loop_test(tc, tunable_wins, 0, afx_nproving());
+    tcase_add_loop_test(tc, tunable_over_variable, 0, afx_nproving());
+    tcase_add_loop_test(tc, program_mallopt_wins, 0, afx_nproving());
+    tcase_add_loop_test(tc, explicit_arena_max, 0, afx_nproving());
     tcase_add_test(tc, foreign_malloc);
-    tcase_add_test(tc, silent_by_default_one_line_when_verbose);
-    tcase_add_test(tc, malformed_variable_warns_once);
-    tcase_add_test(tc, eager_activates_in_constructor);
+    tcase_add_loop_test(tc, silent_by_default_one_line_when_verbose, 0, afx_nproving());
+    tcase_add_loop_test(tc, malformed_variable_warns_once, 0, afx_nproving());
+    tcase_add_loop_test(tc, eager_activates_in_constructor, 0, afx_nproving());
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,7 @@
  * of the ways real software pins.  Prints the arena count glibc ended
  * up with:
  *
- *   pinned PATH [THREADS] [MALLOPT]
+ *   pinned [ENVCHANGE]... PATH [THREADS] [MALLOPT]
  *
  * PATH: self (sched_setaffinity(0) in the thread), pthread
  * (pthread_setaffinity_np(pthread_self())), attr (born pinned through
@@ -10,7 +10,12 @@
  * raw (syscall(SYS_sched_setaffinity)), old (sched_setaffinity@GLIBC_2.3.3),
  * ctor (threads started by a library constructor, see ctorthreads.c),
  * none (no pinning).  MALLOPT, when given, is set with
- * mallopt(M_ARENA_MAX) before any thread starts. */
+ * mallopt(M_ARENA_MAX) before any thread starts.
+ *
+ * ENVCHANGE, done in order first thing in main: --setenv NAME=VALUE,
+ * --unsetenv NAME, --clearenv.  glibc read its arena settings from the
+ * initial environment before main: what the program does to it later
+ * must change nothing. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -80,10 +85,38 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* One ENVCHANGE at argv[0]: returns how many arguments it took. */
+static int change_env(int argc, char **argv)
+{
+    int rc;
+    if (strcmp(argv[0], "--clearenv") == 0)
+        rc = clearenv();
+    else if (strcmp(argv[0], "--unsetenv") == 0 && argc > 1)
+        rc = unsetenv(argv[1]);
+    else if (strcmp(argv[0], "--setenv") == 0 && argc > 1 && strchr(argv[1], '=') != NULL) {
+        char *name = strdup(argv[1]), *eq = strchr(name, '=');
+        *eq = '\0';
+        rc = setenv(name, eq + 1, 1);
+        free(name);
+    } else {
+        fprintf(stderr, "pinned: %s: not --setenv NAME=VALUE, --unsetenv NAME or --clearenv\n",
+                argv[0]);
+        exit(2);
+    }
+    if (rc != 0)
+        die(argv[0], errno);
+    return strcmp(argv[0], "--clearenv") == 0 ? 1 : 2;
+}
+
 int main(int argc, char **argv)
 {
+    while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
+        int used = change_env(argc - 1, argv + 1);
+        argc -= used;
+        argv += used;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: pinned PATH [THREADS] [MALLOPT]\n");
+        fprintf(stderr, "usage: pinned [ENVCHANGE]... PATH [THREADS] [MALLOPT]\n");
         return 2;
     }
     path = argv[1];
