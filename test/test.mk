@@ -44,7 +44,17 @@ $(B)/test/single: test/progs/single.c | $(B)/test
 $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
-TEST_PROGS := $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
+$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood: $(B)/test/%: test/progs/%.c \
+                                                          test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
+# The same steps from an executable built without PIE that takes malloc's
+# address, as CPython and node are on Debian.
+$(B)/test/steps-nopie: test/progs/steps.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fno-pie -no-pie -DAFX_TAKE_MALLOC_ADDRESS $(CFLAGS) -o $@ $<
+
+TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/attrthreads $(B)/test/sigflood \
+              $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so
 test-progs: $(TEST_PROGS)
 

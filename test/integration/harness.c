@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -122,10 +124,26 @@ void afx_run(struct child *c, const struct glibc *g, const char *preload,
         dprintf(STDERR_FILENO, "exec %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    c->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    /* Bounded: a hang is a failure (status 124), never a stalled suite. */
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = 0;
+    bool killed = false;
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR))
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!killed && now.tv_sec - start.tv_sec >= AFX_RUN_LIMIT_S) {
+            kill(pid, SIGKILL);
+            killed = true;
+        }
+        usleep(200);
+    }
+    if (killed)
+        c->status = 124;
+    else
+        c->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     slurp(out, c->out, sizeof c->out);
     slurp(err, c->err, sizeof c->err);
 }

@@ -38,6 +38,9 @@ const struct glibc *afx_proving(int i);
 enum { AFX_THREADS = 30, AFX_BUG_ARENAS = 9 };
 long afx_fixed_arenas(int threads);
 
+/* Seconds a child may run before it is killed and counted as hung. */
+enum { AFX_RUN_LIMIT_S = 60 };
+
 /* Run bin/PROG ARGS (NULL-terminated) under glibc g with a clean
  * environment plus env (NULL-terminated "NAME=value"); preload names
  * what goes in LD_PRELOAD (NULL: nothing). */
@@ -58,6 +61,7 @@ Suite *arenas_suite(void);
 Suite *standdown_suite(void);
 Suite *semantics_suite(void);
 Suite *cost_suite(void);
+Suite *fidelity_suite(void);
 Suite *settings_suite(void);
 
 #endif

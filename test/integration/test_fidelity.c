@@ -1,0 +1,251 @@
+/* Exactly the fixed glibc: what a program does around glibc's arena
+ * limit (its own mallopt, helper threads, an executable that takes
+ * malloc's address, threads born pinned, signal handlers) gives the same
+ * arenas and the same pthread behaviour as on a fixed glibc.  The oracle
+ * is the system glibc without arenafix, measured. */
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static struct child c;
+
+static int run_steps(const struct glibc *g, const char *prog, const char *mode,
+                     const char *const *steps, const char *extra_env)
+{
+    char modevar[32];
+    snprintf(modevar, sizeof modevar, "ARENAFIX_MODE=%s", mode ? mode : "");
+    const char *env[] = { modevar, extra_env, NULL };
+    afx_run(&c, g, mode ? afx_testlib : NULL, env, prog, steps);
+    return afx_arenas(&c);
+}
+
+/* ---- malloc defined by libc, whatever dlsym says ------------------- */
+
+/* An executable that takes malloc's address holds a canonical PLT entry
+ * for it (CPython, node, pigz): dlsym returns that, yet the definition
+ * is libc's and the fix must apply. */
+START_TEST(malloc_address_taken)
+{
+    const struct glibc *g = afx_proving(_i);
+    const char *steps[] = { "pinned:30", NULL };
+    long fixed = afx_fixed_arenas(30);
+    int without = run_steps(g, "steps-nopie", NULL, steps, NULL);
+    int mallopt = run_steps(g, "steps-nopie", "mallopt", steps, "ARENAFIX_VERBOSE=1");
+    ck_assert_msg(strstr(c.err, "not glibc's") == NULL, "%s", c.err);
+    int touch = run_steps(g, "steps-nopie", "touch", steps, NULL);
+    printf("fidelity: glibc=%s executable without PIE taking malloc's address: without=%d "
+           "mallopt=%d touch=%d fixed-glibc=%ld\n", g->name, without, mallopt, touch, fixed);
+    if (g->affected)
+        ck_assert_int_eq(without, AFX_BUG_ARENAS);
+    ck_assert_int_eq(mallopt, fixed);
+    ck_assert_int_eq(touch, fixed);
+}
+END_TEST
+
+/* ---- the program's own choices and threads, against glibc's ---------- */
+
+static const char *const scenarios[][6] = {
+    /* mallopt(M_ARENA_MAX) after the first thread, before glibc fixes
+     * its limit: glibc honours it */
+    { "one", "mallopt:max:2", "pinned:30" },
+    { "free:3", "mallopt:max:3", "pinned:20" },
+    /* values mallopt ignores are no choice */
+    { "mallopt:max:0", "pinned:30" },
+    { "mallopt:max:-1", "pinned:30" },
+    /* the same function under its other exported name */
+    { "libc-mallopt:max:5", "pinned:30" },
+    /* arena_test keeps its effect, set before or after the first thread */
+    { "mallopt:test:100", "pinned:21" },
+    { "one", "libc-mallopt:test:100", "pinned:21" },
+    { "mallopt:test:3", "pinned:30" },
+    /* helper threads arenafix does not see start no arena */
+    { "timer", "pinned:30" },
+    { "aio", "pinned:30" },
+    { "hidden:3", "pinned:30" },
+    /* the environment changed at runtime is not what glibc read */
+    { "setenv:MALLOC_ARENA_MAX=2", "pinned:30" },
+    { "setenv:MALLOC_ARENA_TEST=100", "pinned:21" },
+};
+enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
+
+static void describe(char *buf, size_t size, const char *const *steps)
+{
+    buf[0] = '\0';
+    for (; *steps != NULL; steps++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? " " : "", *steps);
+}
+
+START_TEST(program_choices_as_glibc)
+{
+    const char *const *steps = scenarios[_i % NSCENARIOS];
+    const struct glibc *g = afx_proving(_i / NSCENARIOS);
+    if (afx_glibcs[0].affected) {
+        afx_skip("the glibc oracle", "the system glibc is affected itself");
+        return;
+    }
+    char what[160];
+    describe(what, sizeof what, steps);
+    int oracle = run_steps(&afx_glibcs[0], "steps", NULL, steps, NULL);
+    int system_with = run_steps(&afx_glibcs[0], "steps", "mallopt", steps, NULL);
+    int without = run_steps(g, "steps", NULL, steps, NULL);
+    int mallopt = run_steps(g, "steps", "mallopt", steps, NULL);
+    int touch = run_steps(g, "steps", "touch", steps, NULL);
+    int both = run_steps(g, "steps", "both", steps, NULL);
+    printf("fidelity: \"%s\": system=%d system+arenafix=%d %s=%d %s+arenafix: mallopt=%d "
+           "touch=%d both=%d\n", what, oracle, system_with, g->name, without, g->name, mallopt,
+           touch, both);
+    ck_assert_msg(system_with == oracle, "\"%s\": %d arenas on the system glibc with arenafix, "
+                  "%d without", what, system_with, oracle);
+    ck_assert_msg(mallopt == oracle && touch == oracle && both == oracle,
+                  "\"%s\" on %s: %d/%d/%d arenas (mallopt/touch/both), the fixed glibc gives %d",
+                  what, g->name, mallopt, touch, both, oracle);
+}
+END_TEST
+
+/* The one case arenafix cannot make glibc's: M_ARENA_MAX set by the
+ * program when the process already runs arena_test - 1 threads, after
+ * arenafix set its own.  It says so. */
+START_TEST(late_mallopt_is_reported)
+{
+    const struct glibc *g = afx_proving(_i);
+    const char *late[] = { "free:7", "mallopt:max:2", "pinned:20", NULL };
+    const char *early[] = { "one", "mallopt:max:2", "pinned:20", NULL };
+    run_steps(g, "steps", "mallopt", late, "ARENAFIX_VERBOSE=1");
+    ck_assert_msg(strstr(c.err, "mallopt(M_ARENA_MAX, 2) too late") != NULL, "%s", c.err);
+    run_steps(g, "steps", "mallopt", early, "ARENAFIX_VERBOSE=1");
+    ck_assert_msg(strstr(c.err, "too late") == NULL, "%s", c.err);
+    ck_assert_msg(strstr(c.err, "standing down: the program called mallopt(M_ARENA_MAX, 2)"),
+                  "%s", c.err);
+}
+END_TEST
+
+/* ---- threads born pinned through their attribute -------------------- */
+
+static const char *const kinds[] = { "one", "big", "empty" };
+static const char *const modes[] = { "mallopt", "touch", "both" };
+
+START_TEST(attribute_sets)
+{
+    const char *kind = kinds[_i % 3];
+    const struct glibc *g = afx_proving(_i / 3);
+    const char *args[] = { kind, "30", NULL };
+    afx_run(&c, g, NULL, NULL, "attrthreads", args);
+    int without = afx_arenas(&c);
+    char expected[256];
+    snprintf(expected, sizeof expected, "%s", strchr(c.out, '\n') + 1);
+    for (int m = 0; m < 3; m++) {
+        char modevar[32];
+        snprintf(modevar, sizeof modevar, "ARENAFIX_MODE=%s", modes[m]);
+        const char *env[] = { modevar, NULL };
+        afx_run(&c, g, afx_testlib, env, "attrthreads", args);
+        int with = afx_arenas(&c);
+        printf("fidelity: glibc=%s attribute set %s, mode %s: without=%d with=%d; %s", g->name,
+               kind, modes[m], without, with, strchr(c.out, '\n') + 1);
+        /* The caller's id stored, the CPU, the stack, errno, the error:
+         * all as without arenafix (which has them right: asserted). */
+        ck_assert_msg(strstr(expected, "wrong-id=0 wrong-cpu=0 wrong-stack=0 errno-changed=0"),
+                      "without arenafix: %s", expected);
+        ck_assert_msg(strcmp(strchr(c.out, '\n') + 1, expected) == 0,
+                      "%s set, mode %s: %s, without arenafix: %s", kind, modes[m],
+                      strchr(c.out, '\n') + 1, expected);
+        /* A set glibc refuses claims no arena: no thread ran. */
+        long want = strcmp(kind, "empty") == 0 ? without : afx_fixed_arenas(30);
+        ck_assert_msg(with == want, "%s set, mode %s: %d arenas, expected %ld", kind, modes[m],
+                      with, want);
+    }
+}
+END_TEST
+
+/* ---- signal handlers calling the affinity functions ----------------- */
+
+enum { FLOOD_RUNS = 120 };
+
+START_TEST(signal_flood_never_hangs)
+{
+    const struct glibc *g = afx_proving(0);
+    const char *mode = modes[_i];
+    char modevar[32];
+    snprintf(modevar, sizeof modevar, "ARENAFIX_MODE=%s", mode);
+    const char *env[] = { modevar, NULL };
+    const char *args[] = { "20", NULL };
+    for (int run = 0; run < FLOOD_RUNS; run++) {
+        afx_run(&c, g, afx_testlib, env, "sigflood", args);
+        ck_assert_msg(c.status == 0 && strstr(c.out, "arenas=") != NULL,
+                      "mode %s, run %d of %d: %s (status %d): %s%s", mode, run + 1, FLOOD_RUNS,
+                      c.status == 124 ? "hung" : "failed", c.status, c.out, c.err);
+    }
+    printf("fidelity: glibc=%s mode %s: %d runs of a SIGALRM flood whose handler sets the "
+           "mask, over the first threads and mallocs: none hung or failed\n", g->name, mode,
+           FLOOD_RUNS);
+}
+END_TEST
+
+/* ---- who says what, and where --------------------------------------- */
+
+static bool matches(const char *text, const char *pattern)
+{
+    regex_t re;
+    ck_assert_int_eq(regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE), 0);
+    bool found = regexec(&re, text, 0, NULL, 0) == 0;
+    regfree(&re);
+    return found;
+}
+
+/* taskset calls sched_setaffinity too: each line names its process. */
+START_TEST(verbose_names_the_process)
+{
+    char steps[4096];
+    snprintf(steps, sizeof steps, "%s/steps", afx_bin);
+    const char *args[] = { "-c", "0", steps, "free:2", NULL };
+    const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+    if (access("/usr/bin/taskset", X_OK) != 0) {
+        afx_skip("verbose line of taskset and its program", "/usr/bin/taskset is missing");
+        return;
+    }
+    afx_run(&c, &afx_glibcs[0], afx_testlib, env, "/usr/bin/taskset", args);
+    ck_assert_msg(c.status == 0, "%s", c.err);
+    ck_assert_msg(matches(c.err, "^arenafix: taskset\\[[0-9]+\\]: glibc "), "%s", c.err);
+    ck_assert_msg(matches(c.err, "^arenafix: steps\\[[0-9]+\\]: glibc "), "%s", c.err);
+    ck_assert_int_eq(afx_log_lines(&c), 2);
+}
+END_TEST
+
+START_TEST(verbose_to_a_file)
+{
+    char path[] = "/tmp/afx-log-XXXXXX", var[64], text[4096] = "";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    snprintf(var, sizeof var, "ARENAFIX_LOG=%s", path);
+    const char *env[] = { "ARENAFIX_VERBOSE=1", var, NULL };
+    const char *args[] = { "free:2", NULL };
+    afx_run(&c, &afx_glibcs[0], afx_testlib, env, "steps", args);
+    ssize_t n = read(fd, text, sizeof text - 1);
+    text[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+    ck_assert_msg(c.status == 0 && c.err[0] == '\0', "stderr: %s", c.err);
+    ck_assert_msg(matches(text, "^arenafix: steps\\[[0-9]+\\]: glibc .*arena_max="), "%s", text);
+}
+END_TEST
+
+Suite *fidelity_suite(void)
+{
+    Suite *s = suite_create("fidelity");
+    TCase *tc = tcase_create("glibc");
+    tcase_set_timeout(tc, 300);
+    int n = afx_nproving();
+    tcase_add_loop_test(tc, malloc_address_taken, 0, n);
+    tcase_add_loop_test(tc, program_choices_as_glibc, 0, NSCENARIOS * n);
+    tcase_add_loop_test(tc, late_mallopt_is_reported, 0, n);
+    tcase_add_loop_test(tc, attribute_sets, 0, 3 * n);
+    tcase_add_loop_test(tc, signal_flood_never_hangs, 0, 3);
+    tcase_add_test(tc, verbose_names_the_process);
+    tcase_add_test(tc, verbose_to_a_file);
+    suite_add_tcase(s, tc);
+    return s;
+}

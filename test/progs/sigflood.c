@@ -1,0 +1,75 @@
+/* Signal handlers that call the affinity functions, which glibc makes
+ * async-signal-safe, while the process starts its first threads and
+ * allocates: a timer floods the main thread with SIGALRM, the handler
+ * sets the mask it already has, with both calls.  With arenafix loaded
+ * this must never hang (bound the run from outside) and must leave
+ * the counts as glibc gives them.
+ *
+ *   sigflood THREADS */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "arenas.h"
+
+static cpu_set_t mask;
+static volatile sig_atomic_t handled;
+
+static void reapply(int sig)
+{
+    int saved = errno;
+    (void)sig;
+    sched_setaffinity(0, sizeof mask, &mask);
+    pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+    handled++;
+    errno = saved;
+}
+
+static void *work(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 200; i++) {
+        void *volatile p = malloc(2000);
+        free(p);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 20;
+    if (n < 1 || n > 1000)
+        return 2;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+        return 2;
+    struct sigaction sa = { .sa_handler = reapply, .sa_flags = SA_RESTART };
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval flood = { .it_interval.tv_usec = 20, .it_value.tv_usec = 20 };
+    setitimer(ITIMER_REAL, &flood, NULL);
+
+    for (int i = 0; i < 2000; i++) {
+        void *volatile p = malloc(100 + (size_t)i);
+        free(p);
+    }
+    pthread_t *t = calloc((size_t)n, sizeof *t);
+    for (int i = 0; i < n; i++) {
+        int rc = pthread_create(&t[i], NULL, work, NULL);
+        if (rc != 0) {
+            fprintf(stderr, "sigflood: pthread_create: %s\n", strerror(rc));
+            return 2;
+        }
+        void *volatile p = malloc(3000);
+        free(p);
+    }
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+    struct itimerval off = { 0 };
+    setitimer(ITIMER_REAL, &off, NULL);
+    printf("arenas=%d\nsignals=%d\n", count_arenas(), (int)handled);
+    return 0;
+}

@@ -1,0 +1,203 @@
+/* A program that does what real ones do around glibc's arena limit, in
+ * the order given, then prints the arena count glibc ended up with:
+ *
+ *   steps STEP...
+ *
+ *   pinned:N        N threads pin themselves to one CPU, malloc, and stay
+ *   free:N          N unpinned threads malloc and stay
+ *   one             one thread mallocs and exits (joined)
+ *   mallopt:max:V   mallopt(M_ARENA_MAX, V); libc-mallopt:max:V the same
+ *                   through __libc_mallopt; mallopt:test:V M_ARENA_TEST
+ *   timer           a SIGEV_THREAD timer fires (glibc's helper thread)
+ *   aio             a POSIX AIO read (glibc's helper thread)
+ *   hidden:N        N threads, started through dlsym on a
+ *                   dlopen("libpthread.so.0") handle, malloc and stay
+ *   setenv:NAME=V   setenv; unsetenv:NAME; clearenv
+ *
+ * Built a second time without PIE and taking malloc's address (the
+ * steps-nopie program), as CPython and node are.
+ * Threads that stay are released and joined at the end. */
+#include <aio.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arenas.h"
+
+int __libc_mallopt(int, int);
+
+enum { MAX_THREADS = 256 };
+static pthread_t threads[MAX_THREADS];
+static int nthreads;
+static sem_t attached, release;
+static cpu_set_t one_cpu;
+
+static void die(const char *what, int err)
+{
+    fprintf(stderr, "steps: %s: %s\n", what, strerror(err));
+    exit(2);
+}
+
+static void *worker(void *pin)
+{
+    if (pin != NULL && sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0)
+        die("sched_setaffinity", errno);
+    void *volatile p = malloc(200);     /* the first malloc: attaches an arena */
+    sem_post(&attached);
+    while (sem_wait(&release) != 0)
+        ;
+    free(p);
+    return NULL;
+}
+
+static void *once(void *unused)
+{
+    (void)unused;
+    void *volatile p = malloc(200);
+    free(p);
+    return NULL;
+}
+
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static void start(create_fn *create, int n, void *pin)
+{
+    for (int i = 0; i < n; i++) {
+        if (nthreads == MAX_THREADS)
+            die("too many threads", E2BIG);
+        int rc = create(&threads[nthreads++], NULL, worker, pin);
+        if (rc != 0)
+            die("pthread_create", rc);
+        while (sem_wait(&attached) != 0)
+            ;
+    }
+}
+
+static void fired(union sigval v)
+{
+    sem_post(v.sival_ptr);
+}
+
+static void timer(void)
+{
+    sem_t done;
+    sem_init(&done, 0, 0);
+    struct sigevent ev = { .sigev_notify = SIGEV_THREAD, .sigev_notify_function = fired,
+                           .sigev_value.sival_ptr = &done };
+    timer_t t;
+    struct itimerspec when = { .it_value.tv_nsec = 1000000 };
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0)
+        die("timer", errno);
+    while (sem_wait(&done) != 0)
+        ;
+}
+
+static void aio(void)
+{
+    char buf[16];
+    int fd = open("/proc/self/stat", O_RDONLY);
+    struct aiocb cb = { .aio_fildes = fd, .aio_buf = buf, .aio_nbytes = sizeof buf };
+    const struct aiocb *list[] = { &cb };
+    if (fd < 0 || aio_read(&cb) != 0)
+        die("aio_read", errno);
+    while (aio_error(&cb) == EINPROGRESS)
+        aio_suspend(list, 1, NULL);
+    close(fd);
+}
+
+static create_fn *hidden_create(void)
+{
+    void *h = dlopen("libpthread.so.0", RTLD_NOW | RTLD_LOCAL);
+    create_fn *fn = h != NULL ? (create_fn *)dlsym(h, "pthread_create") : NULL;
+    if (fn == NULL)
+        die("dlsym pthread_create", ENOENT);
+    return fn;
+}
+
+static int option(const char *name, int value)
+{
+    return strcmp(name, "max") == 0 ? M_ARENA_MAX : strcmp(name, "test") == 0 ? M_ARENA_TEST
+                                                                               : value;
+}
+
+static void step(const char *s)
+{
+    char name[64];
+    int n;
+    if (sscanf(s, "pinned:%d", &n) == 1)
+        start(pthread_create, n, &one_cpu);
+    else if (sscanf(s, "free:%d", &n) == 1)
+        start(pthread_create, n, NULL);
+    else if (sscanf(s, "hidden:%d", &n) == 1)
+        start(hidden_create(), n, NULL);
+    else if (strcmp(s, "one") == 0) {
+        pthread_t t;
+        int rc = pthread_create(&t, NULL, once, NULL);
+        if (rc != 0)
+            die("pthread_create", rc);
+        pthread_join(t, NULL);
+    } else if (sscanf(s, "mallopt:%63[a-z]:%d", name, &n) == 2)
+        mallopt(option(name, -1), n);
+    else if (sscanf(s, "libc-mallopt:%63[a-z]:%d", name, &n) == 2)
+        __libc_mallopt(option(name, -1), n);
+    else if (strcmp(s, "timer") == 0)
+        timer();
+    else if (strcmp(s, "aio") == 0)
+        aio();
+    else if (strncmp(s, "setenv:", 7) == 0) {
+        char *copy = strdup(s + 7), *eq = strchr(copy, '=');
+        if (eq == NULL)
+            die(s, EINVAL);
+        *eq = '\0';
+        setenv(copy, eq + 1, 1);
+    } else if (strncmp(s, "unsetenv:", 9) == 0)
+        unsetenv(s + 9);
+    else if (strcmp(s, "clearenv") == 0)
+        clearenv();
+    else
+        die(s, EINVAL);
+}
+
+#ifdef AFX_TAKE_MALLOC_ADDRESS
+/* As CPython and node do: code that takes malloc's address, in an
+ * executable built without PIE, makes the executable's PLT entry
+ * malloc's canonical address (an undefined symbol with a value). */
+void *(*volatile afx_malloc_address)(size_t);
+#endif
+
+int main(int argc, char **argv)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        die("sched_getaffinity", errno);
+    CPU_ZERO(&one_cpu);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed)) {
+            CPU_SET(c, &one_cpu);
+            break;
+        }
+#ifdef AFX_TAKE_MALLOC_ADDRESS
+    afx_malloc_address = malloc;
+#endif
+    sem_init(&attached, 0, 0);
+    sem_init(&release, 0, 0);
+    for (int i = 1; i < argc; i++)
+        step(argv[i]);
+    for (int i = 0; i < nthreads; i++)
+        sem_post(&release);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    printf("arenas=%d\n", count_arenas());
+    return 0;
+}
