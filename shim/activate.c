@@ -137,79 +137,106 @@ static struct afx_facts facts_now(bool may_count)
     return f;
 }
 
-static void explain(bool may_count)
+/* Say what was decided, once per process, from the facts F. */
+static void explain(const struct afx_facts *f)
 {
-    /* Without counting arenas there is nothing to decide anew: only a
-     * verbose process needs the line. */
-    if (!may_count && !startup.cfg.verbose)
-        return;
-    if (atomic_load(&explained) || atomic_exchange(&explained, true))
-        return;
     char why[400];
-    struct afx_facts f = facts_now(may_count);
-    struct afx_decision d = afx_decide(&f, why, sizeof why);
+    struct afx_decision d = afx_decide(f, why, sizeof why);
     if (!d.set_arena_max && !d.touch) {
         atomic_store(&touch, false);
-        atomic_store(&arena_max_state, STOOD_DOWN);
+        int armed = ARMED;
+        atomic_compare_exchange_strong(&arena_max_state, &armed, STOOD_DOWN);
     }
-    if (!f.cfg.verbose)
+    if (!f->cfg.verbose)
         return;
     int state = atomic_load(&arena_max_state);
     afx_log("glibc %s, %ld CPUs online, this thread sees %ld: %s%s", gnu_get_libc_version(),
-            f.online, f.thread_cpus, why,
-            !d.set_arena_max || state == SET ? ""
-            : "; set when the process nears arena_test threads, before glibc fixes its limit");
+            f->online, f->thread_cpus, why,
+            !d.set_arena_max || state == SET || state == SETTING
+                ? ""
+                : "; set when the process nears arena_test threads, before glibc fixes its limit");
 }
 
-static void set_arena_max(void)
+static bool first_to_explain(void)
 {
-    int expected = ARMED;
-    if (!atomic_compare_exchange_strong(&arena_max_state, &expected, SETTING))
-        return;
+    return !atomic_load(&explained) && !atomic_exchange(&explained, true);
+}
+
+/* Set M_ARENA_MAX, or stand down, from the facts F; the caller moved
+ * arena_max_state from ARMED to SETTING. */
+static void set_arena_max(const struct afx_facts *f, bool explained_now)
+{
     char why[400];
-    struct afx_facts f = facts_now(true);
-    struct afx_decision d = afx_decide(&f, why, sizeof why);
+    struct afx_decision d = afx_decide(f, why, sizeof why);
     const struct afx_real *real = afx_real();
     if (!d.set_arena_max || real == NULL || real->mallopt.fn == NULL) {
         atomic_store(&arena_max_state, STOOD_DOWN);
         atomic_store(&touch, d.touch);
-        if (f.cfg.verbose)
+        /* A change since the line that said it would be set. */
+        if (f->cfg.verbose && !explained_now)
             afx_log("%s", why);
         return;
     }
     real->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
     atomic_store(&arena_max_value, d.arena_max);
-    atomic_store(&arenas_when_set, f.arenas > 0 ? f.arenas : 1);
+    atomic_store(&arenas_when_set, f->arenas > 0 ? f->arenas : 1);
     atomic_store(&arena_max_state, SET);
+}
+
+/* Whether M_ARENA_MAX is due before this creation.  glibc fixes its
+ * limit when a thread needs a new arena while more than arena_test
+ * exist, so at least arena_test + 2 threads run then.  Set it two
+ * threads earlier, counting the threads arenafix did not see start
+ * too: at most arena_test reads of /proc per process. */
+static bool due_now(void)
+{
+    struct afx_facts f = startup;
+    f.program_arena_test = atomic_load(&program_arena_test);
+    long test = afx_arena_test(&f);
+    long created = atomic_fetch_add(&creations, 1) + 1;
+    /* An explicit ARENAFIX_ARENA_MAX is the user's limit, like
+     * MALLOC_ARENA_MAX: in force from the first thread on. */
+    if (startup.cfg.arena_max > 0 || created + 1 >= test)
+        return true;
+    long alive = afx_thread_count();
+    return alive < 0 || alive + 1 >= test;
+}
+
+/* Explain (if no one has) and set M_ARENA_MAX (if due and no one is),
+ * from one look at the process, so the line and the act agree. */
+static void decide_now(bool due)
+{
+    int armed = ARMED;
+    bool claimed = due && atomic_load(&arena_max_state) == ARMED
+                   && atomic_compare_exchange_strong(&arena_max_state, &armed, SETTING);
+    bool explaining = first_to_explain();
+    if (!claimed && !explaining)
+        return;
+    struct afx_facts f = facts_now(true);
+    if (explaining)
+        explain(&f);
+    if (claimed)
+        set_arena_max(&f, explaining);
 }
 
 void afx_before_create(void)
 {
     init_late();
-    explain(true);
-    if (atomic_load(&arena_max_state) != ARMED)
-        return;
-    /* glibc fixes its limit when a thread needs a new arena while more
-     * than arena_test exist, so at least arena_test + 2 threads run
-     * then.  Set it two threads earlier, counting the threads arenafix
-     * did not see start too.  At most arena_test reads of /proc. */
-    struct afx_facts f = startup;
-    f.program_arena_test = atomic_load(&program_arena_test);
-    long test = afx_arena_test(&f);
-    long created = atomic_fetch_add(&creations, 1) + 1;
-    bool due = created + 1 >= test;
-    if (!due) {
-        long alive = afx_thread_count();
-        due = alive < 0 || alive + 1 >= test;
-    }
-    if (due)
-        set_arena_max();
+    bool due = atomic_load(&arena_max_state) == ARMED && due_now();
+    if (due || !atomic_load(&explained))
+        decide_now(due);
 }
 
 void afx_before_narrowing(void)
 {
-    if (is_initialised())
-        explain(false);
+    /* Only a verbose process needs the line here, and where arenas
+     * cannot be counted, a process with threads may already be past
+     * glibc's latch: leave the line to a pthread_create then. */
+    if (!is_initialised() || !startup.cfg.verbose || atomic_load(&explained)
+        || afx_thread_count() > 1 || !first_to_explain())
+        return;
+    struct afx_facts f = facts_now(false);
+    explain(&f);
 }
 
 bool afx_touch_enabled(void)
@@ -265,10 +292,7 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     /* Loaded by dlopen into a process whose threads already run, the
      * interposers may never be called (libc's functions come first in the
      * search order): decide now, so verbose mode says it is too late. */
-    if (startup.cfg.eager || (startup.cfg.verbose && afx_thread_count() > 1)) {
-        explain(true);
-        if (startup.cfg.eager)
-            set_arena_max();
-    }
+    if (startup.cfg.eager || (startup.cfg.verbose && afx_thread_count() > 1))
+        decide_now(startup.cfg.eager);
     afx_leave();
 }

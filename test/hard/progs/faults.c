@@ -7,9 +7,12 @@
  *                             the error (run as an unprivileged user)
  *   faults exhaust [attr]     use up all memory malloc can get, then
  *                             create a thread: it must still be made
- *   faults late LIB THREADS   start threads, then dlopen the shim; the
- *                             shim must change nothing (ARENAFIX_* from
- *                             the environment say what it would do) */
+ *   faults late LIB THREADS [malloced]
+ *                             start threads, then dlopen the shim; with
+ *                             "malloced" each thread mallocs first, so
+ *                             glibc may have fixed its limit and the shim
+ *                             must change nothing (ARENAFIX_* from the
+ *                             environment say what it would do) */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,27 +205,34 @@ static int exhaust(void)
 /* ---- loaded late -------------------------------------------------- */
 
 static pthread_barrier_t loaded;
+static bool malloc_first;
 
 static void *late_worker(void *arg)
 {
     (void)arg;
-    pthread_barrier_wait(&loaded);      /* no malloc before the shim loads */
+    void *volatile early = malloc_first ? malloc(200) : NULL;
+    pthread_barrier_wait(&loaded);      /* the shim loads */
     void *volatile p = malloc(200);
     pthread_barrier_wait(&loaded);
     free(p);
+    free(early);
     return NULL;
 }
 
-static int late(const char *lib, int n)
+static int late(const char *lib, int n, bool malloced)
 {
     pthread_t tids[64];
     if (n < 1 || n > 63)
         return 2;
     /* n threads, the one started through the shim, and main. */
     pthread_barrier_init(&loaded, NULL, (unsigned)n + 2);
+    malloc_first = malloced;
     for (int i = 0; i < n; i++)
         if (pthread_create(&tids[i], NULL, late_worker, NULL) != 0)
             die("pthread_create", EAGAIN);
+    /* Started, and (with malloced) attached to their arenas. */
+    while (malloced && count_arenas() < n + 1)
+        sched_yield();
     void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
     if (h == NULL) {
         fprintf(stderr, "faults: dlopen: %s\n", dlerror());
@@ -257,7 +268,7 @@ int main(int argc, char **argv)
         return exhaust();
     }
     if (strcmp(what, "late") == 0 && argc > 3)
-        return late(argv[2], atoi(argv[3]));
+        return late(argv[2], atoi(argv[3]), argc > 4 && strcmp(argv[4], "malloced") == 0);
     fprintf(stderr, "usage: faults noopen N | nproc LIMIT [attr] | exhaust [attr] | late LIB N\n");
     return 2;
 }
