@@ -234,12 +234,23 @@ static int create_touched(const struct afx_real *real, pthread_t *thread,
     unsigned char buf[AFX_MASK_BYTES];
     cpu_set_t *set;
     size_t size;
-    if (attr_cpuset(attr, buf, &set, &size)) {
-        int rc = create_pinned(real, thread, attr, routine, arg, set, size, true);
+    /* Without an attribute glibc uses the process default, which
+     * pthread_setattr_default_np may have given a CPU set. */
+    pthread_attr_t defaults;
+    const pthread_attr_t *effective = attr;
+    if (attr == NULL && pthread_getattr_default_np(&defaults) == 0)
+        effective = &defaults;
+    bool pinned = attr_cpuset(effective, buf, &set, &size);
+    int rc = 0;
+    if (pinned) {
+        rc = create_pinned(real, thread, effective, routine, arg, set, size, true);
         if ((unsigned char *)set != buf)
             free(set);
-        return rc;
     }
+    if (effective != attr)
+        pthread_attr_destroy(&defaults);
+    if (pinned)
+        return rc;
     if (creator_narrowed(buf))
         return create_pinned(real, thread, attr, routine, arg, (cpu_set_t *)buf, sizeof buf,
                              false);
@@ -248,7 +259,7 @@ static int create_touched(const struct afx_real *real, pthread_t *thread,
     if (s == NULL)      /* no trampoline then, but the thread is made */
         return real->pthread_create.fn(thread, attr, routine, arg);
     *s = (struct start){ .routine = routine, .arg = arg };
-    int rc = real->pthread_create.fn(thread, attr, trampoline, s);
+    rc = real->pthread_create.fn(thread, attr, trampoline, s);
     if (rc != 0)
         free(s);
     return rc;
@@ -286,16 +297,28 @@ AFX_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 /* ---- affinity ----------------------------------------------------- */
 
-/* Before a thread sets a mask: remember the wide one for touch mode,
- * explain the decision once.  Async-signal-safe. */
-static void before_narrowing(bool self, size_t size, const cpu_set_t *set)
+/* Before a thread sets a mask: save its own for touch mode, explain the
+ * decision once.  Returns the saved mask's CPU count, or -1.
+ * Async-signal-safe. */
+static long before_narrowing(bool self, unsigned char *saved_mask)
 {
+    long before = -1;
     if (!afx_enter())
-        return;
+        return -1;
     if (self && afx_touch_possible())
-        afx_mask_note_self(size, set);
+        before = afx_mask_before(saved_mask);
     afx_before_narrowing();
     afx_leave();
+    return before;
+}
+
+/* After it: a narrowing of the thread's own mask is recorded. */
+static void after_narrowing(int failed, const unsigned char *saved_mask, long before)
+{
+    int saved = errno;
+    if (!failed)
+        afx_mask_after(saved_mask, before);
+    errno = saved;
 }
 
 static bool is_self_pid(pid_t pid)
@@ -337,30 +360,34 @@ int afx_pthread_setaffinity_np_old(pthread_t, const cpu_set_t *);
 AFX_VERSIONED int afx_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
     int saved = errno;
-    before_narrowing(is_self_pid(pid), size, set);
+    unsigned char mask[AFX_MASK_BYTES];
+    long before = before_narrowing(is_self_pid(pid), mask);
     const struct afx_real *real = affinity_real();
     errno = saved;
-    if (real == NULL || real->sched_setaffinity.fn == NULL)
-        return (int)syscall(SYS_sched_setaffinity, pid, size, set);
-    return real->sched_setaffinity.fn(pid, size, set);
+    int rc = real == NULL || real->sched_setaffinity.fn == NULL
+                 ? (int)syscall(SYS_sched_setaffinity, pid, size, set)
+                 : real->sched_setaffinity.fn(pid, size, set);
+    after_narrowing(rc, mask, before);
+    return rc;
 }
 AFX_SYMVER(afx_sched_setaffinity, "sched_setaffinity@@GLIBC_2.3.4");
 
 AFX_VERSIONED int afx_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
 {
     int saved = errno;
+    unsigned char mask[AFX_MASK_BYTES];
     bool self = pthread_equal(thread, pthread_self());
-    before_narrowing(self, size, set);
+    long before = before_narrowing(self, mask);
     const struct afx_real *real = affinity_real();
     errno = saved;
-    if (real == NULL || real->pthread_setaffinity_np.fn == NULL) {
-        if (!self)
-            return ENOSYS;
-        int rc = set_own_mask(size, set);
-        errno = saved;
-        return rc;
-    }
-    return real->pthread_setaffinity_np.fn(thread, size, set);
+    int rc;
+    if (real != NULL && real->pthread_setaffinity_np.fn != NULL)
+        rc = real->pthread_setaffinity_np.fn(thread, size, set);
+    else
+        rc = self ? set_own_mask(size, set) : ENOSYS;
+    after_narrowing(rc, mask, before);
+    errno = saved;
+    return rc;
 }
 
 #ifndef AFX_HAVE_OLD_AFFINITY
@@ -379,26 +406,33 @@ AFX_SYMVER(afx_pthread_setaffinity_np_234, "pthread_setaffinity_np@GLIBC_2.3.4")
 AFX_EXPORT int afx_sched_setaffinity_old(pid_t pid, const cpu_set_t *set)
 {
     int saved = errno;
-    before_narrowing(is_self_pid(pid), sizeof *set, set);
+    unsigned char mask[AFX_MASK_BYTES];
+    long before = before_narrowing(is_self_pid(pid), mask);
     const struct afx_real *real = affinity_real();
     errno = saved;
     if (real == NULL || real->sched_setaffinity_old.fn == NULL) {
         errno = ENOSYS;
         return -1;
     }
-    return real->sched_setaffinity_old.fn(pid, set);
+    int rc = real->sched_setaffinity_old.fn(pid, set);
+    after_narrowing(rc, mask, before);
+    return rc;
 }
 AFX_SYMVER(afx_sched_setaffinity_old, "sched_setaffinity@GLIBC_2.3.3");
 
 AFX_EXPORT int afx_pthread_setaffinity_np_old(pthread_t thread, const cpu_set_t *set)
 {
     int saved = errno;
-    before_narrowing(pthread_equal(thread, pthread_self()), sizeof *set, set);
+    unsigned char mask[AFX_MASK_BYTES];
+    long before = before_narrowing(pthread_equal(thread, pthread_self()), mask);
     const struct afx_real *real = affinity_real();
     errno = saved;
     if (real == NULL || real->pthread_setaffinity_np_old.fn == NULL)
         return ENOSYS;
-    return real->pthread_setaffinity_np_old.fn(thread, set);
+    int rc = real->pthread_setaffinity_np_old.fn(thread, set);
+    after_narrowing(rc, mask, before);
+    errno = saved;
+    return rc;
 }
 AFX_SYMVER(afx_pthread_setaffinity_np_old, "pthread_setaffinity_np@GLIBC_2.3.3");
 #endif

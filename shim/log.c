@@ -32,9 +32,11 @@ static int open_log(void)
         return STDERR_FILENO;
     int fd;
     do
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
     while (fd < 0 && errno == EINTR);
-    /* A log that cannot be opened must not lose the line. */
+    /* Never through a symbolic link (a root service logging into a
+     * shared directory); a log that cannot be opened must not lose the
+     * line. */
     return fd >= 0 ? fd : STDERR_FILENO;
 }
 

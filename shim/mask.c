@@ -35,18 +35,26 @@ long afx_mask_get(unsigned char *buf)
     return n;
 }
 
-void afx_mask_note_self(size_t size, const cpu_set_t *set)
+long afx_mask_before(unsigned char *buf)
+{
+    AFX_ATOMIC(state);
+    if (atomic_load_explicit(&state, memory_order_relaxed) != 0)
+        return -1;
+    return afx_mask_get(buf);
+}
+
+void afx_mask_after(const unsigned char *buf, long before)
 {
     unsigned char now[AFX_MASK_BYTES];
     int expected = 0;
+    if (before < 0)
+        return;
+    long after = afx_mask_get(now);
+    if (after < 0 || after >= before)
+        return;
     AFX_ATOMIC(state);
-    if (atomic_load_explicit(&state, memory_order_relaxed) != 0 || set == NULL)
-        return;
-    long before = afx_mask_get(now);
-    if (before < 0 || CPU_COUNT_S(size, set) >= before)
-        return;
     if (atomic_compare_exchange_strong(&state, &expected, 1)) {
-        memcpy(wide, now, sizeof wide);
+        memcpy(wide, buf, sizeof wide);
         AFX_PUBLISHED(state);
         atomic_store_explicit(&state, 2, memory_order_release);
     }

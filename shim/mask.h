@@ -10,10 +10,15 @@
 /* Room for 8192 CPUs, as glibc's own first sched_getaffinity try. */
 enum { AFX_MASK_BYTES = 1024 };
 
-/* The calling thread is about to set its own mask to SET: if that
- * narrows it and nothing is recorded yet, record the mask it has now.
- * System calls and atomics only: async-signal-safe. */
-void afx_mask_note_self(size_t size, const cpu_set_t *set);
+/* Around a call that sets the calling thread's own mask: before it,
+ * afx_mask_before saves the mask into buf[AFX_MASK_BYTES] and returns
+ * its CPU count (-1: nothing to do, a mask is recorded already); after a
+ * call that succeeded, afx_mask_after records the saved mask if the new
+ * one is narrower.  The caller's set is never read (the kernel reads only
+ * what it needs of it, glibc nothing).  System calls and atomics only:
+ * async-signal-safe. */
+long afx_mask_before(unsigned char *buf);
+void afx_mask_after(const unsigned char *buf, long before);
 
 /* The recorded mask, if any. */
 bool afx_mask_wide(const cpu_set_t **set, size_t *size);

@@ -126,13 +126,14 @@ END_TEST
 
 /* ---- threads born pinned through their attribute -------------------- */
 
-static const char *const kinds[] = { "one", "big", "empty" };
+static const char *const kinds[] = { "one", "big", "empty", "default" };
+enum { NKINDS = sizeof kinds / sizeof kinds[0] };
 static const char *const modes[] = { "mallopt", "touch", "both" };
 
 START_TEST(attribute_sets)
 {
-    const char *kind = kinds[_i % 3];
-    const struct glibc *g = afx_proving(_i / 3);
+    const char *kind = kinds[_i % NKINDS];
+    const struct glibc *g = afx_proving(_i / NKINDS);
     const char *args[] = { kind, "30", NULL };
     afx_run(&c, g, NULL, NULL, "attrthreads", args);
     int without = afx_arenas(&c);
@@ -242,7 +243,7 @@ Suite *fidelity_suite(void)
     tcase_add_loop_test(tc, malloc_address_taken, 0, n);
     tcase_add_loop_test(tc, program_choices_as_glibc, 0, NSCENARIOS * n);
     tcase_add_loop_test(tc, late_mallopt_is_reported, 0, n);
-    tcase_add_loop_test(tc, attribute_sets, 0, 3 * n);
+    tcase_add_loop_test(tc, attribute_sets, 0, NKINDS * n);
     tcase_add_loop_test(tc, signal_flood_never_hangs, 0, 3);
     tcase_add_test(tc, verbose_names_the_process);
     tcase_add_test(tc, verbose_to_a_file);

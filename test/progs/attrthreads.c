@@ -3,12 +3,14 @@
  * pthread_create was told to put it, runs on the attribute's CPU with
  * the attribute's stack size, and errno is what the caller left.
  *
- *   attrthreads one|big|empty THREADS
+ *   attrthreads one|big|empty|default THREADS
  *
  * one: a cpu_set_t with the first allowed CPU; big: the same CPU in a
  * set sized for 16384 CPUs (CPU_ALLOC), with CPU 16000 too, which the
  * kernel drops as it does any CPU it does not have; empty: no CPU at all, which
- * glibc refuses with EINVAL before any thread runs.  A SIGALRM flood
+ * glibc refuses with EINVAL before any thread runs; default: the "one"
+ * attribute made the process default (pthread_setattr_default_np) and
+ * threads created with no attribute.  A SIGALRM flood
  * (handler does nothing, no SA_RESTART) interrupts whatever waits.
  * Prints the arena count and what went wrong: "wrong-id=N ...". */
 #include <errno.h>
@@ -64,7 +66,7 @@ static void nothing(int sig)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: attrthreads one|big|empty THREADS\n");
+        fprintf(stderr, "usage: attrthreads one|big|empty|default THREADS\n");
         return 2;
     }
     const char *kind = argv[1];
@@ -89,6 +91,15 @@ int main(int argc, char **argv)
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, STACK);
     pthread_attr_setaffinity_np(&attr, size, set);
+    pthread_attr_t *use = &attr;
+    if (strcmp(kind, "default") == 0) {
+        int rc = pthread_setattr_default_np(&attr);
+        if (rc != 0) {
+            fprintf(stderr, "attrthreads: pthread_setattr_default_np: %s\n", strerror(rc));
+            return 2;
+        }
+        use = NULL;
+    }
 
     struct sigaction sa = { .sa_handler = nothing };
     sigaction(SIGALRM, &sa, NULL);
@@ -101,7 +112,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         w[i].cpu = cpu;
         errno = 4242;
-        int rc = pthread_create(&w[i].tid, &attr, work, &w[i]);
+        int rc = pthread_create(&w[i].tid, use, work, &w[i]);
         if (errno != 4242)
             errno_changed++;
         if (rc != 0) {
