@@ -625,5 +625,13 @@ property neighbour-tcmalloc   p_tcmalloc
 property neighbour-asan       p_asan_program
 property neighbour-tsan       p_tsan_program
 
+# The arenafix command run as root against a local attacker: each file
+# defines its properties with `property` (docs/hardening.md, threat model).
+for attack in "$HARD_SRC"/attack-*.sh; do
+    [ -e "$attack" ] || continue
+    # shellcheck disable=SC1090
+    . "$attack"
+done
+
 echo "$npass passed, $nfail failed, $nskip skipped"
 [ $nfail -eq 0 ]
