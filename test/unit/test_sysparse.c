@@ -66,6 +66,20 @@ static long statcpus(const char *text, size_t piece)
     return afx_statcpus_end(&p);
 }
 
+/* A fragmented list longer than the 1023 bytes glibc's __get_nprocs
+ * reads (every other CPU of 1024 online): counted whole, on purpose. */
+START_TEST(cpulist_longer_than_glibc_reads)
+{
+    static char text[8192];
+    size_t len = 0;
+    for (int cpu = 0; cpu < 1024; cpu += 2)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%d", cpu ? "," : "", cpu);
+    snprintf(text + len, sizeof text - len, "\n");
+    ck_assert_uint_gt(strlen(text), 1023);
+    ck_assert_int_eq(afx_cpulist_count(text), 512);
+}
+END_TEST
+
 START_TEST(proc_stat_cpu_lines)
 {
     const char *text = "cpu  100 0 10 1000 0 0 0 0 0 0\n"
@@ -103,6 +117,7 @@ Suite *sysparse_suite(void)
     tcase_add_test(tc, cpulist_forms);
     tcase_add_test(tc, cpulist_blank_is_zero);
     tcase_add_test(tc, cpulist_malformed);
+    tcase_add_test(tc, cpulist_longer_than_glibc_reads);
     tcase_add_test(tc, cpulist_streamed_in_pieces);
     tcase_add_test(tc, proc_stat_cpu_lines);
     tcase_add_test(tc, stat_num_threads);
