@@ -22,6 +22,7 @@ static const char *arena_test_origin(const struct afx_facts *f)
         return "mallopt";
     switch (f->user.arena_test_from) {
     case AFX_FROM_TUNABLES:
+    case AFX_FROM_OLD_TUNABLES:
         return "GLIBC_TUNABLES";
     case AFX_FROM_ENV:
         return "MALLOC_ARENA_TEST";
@@ -62,6 +63,11 @@ struct afx_decision afx_decide(const struct afx_facts *f, char *why, size_t size
     if (f->user.arena_max_from != AFX_UNSET) {
         if (f->user.arena_max_from == AFX_FROM_TUNABLES)
             snprintf(why, size, "standing down: GLIBC_TUNABLES sets glibc.malloc.arena_max=%lu",
+                     f->user.arena_max);
+        else if (f->user.arena_max_from == AFX_FROM_OLD_TUNABLES)
+            snprintf(why, size,
+                     "standing down: GLIBC_TUNABLES sets glibc.malloc.arena_max=%lu as glibc "
+                     "builds without the CVE-2023-4911 fix read it (later builds ignore it)",
                      f->user.arena_max);
         else
             snprintf(why, size, "standing down: MALLOC_ARENA_MAX=%lu is set", f->user.arena_max);

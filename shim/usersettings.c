@@ -57,7 +57,8 @@ bool afx_tunable_number(const char *text, size_t len, unsigned long *out)
 
 /* parse_tunables: NAME=VALUE items separated by ':'.  A name cut by ':'
  * is skipped; text that ends before any '=' ends the parse. */
-bool afx_tunables_get(const char *tunables, const char *key, unsigned long *out)
+static bool tunables_get(const char *tunables, const char *key, unsigned long *out,
+                         bool reread_last)
 {
     size_t keylen = strlen(key);
     bool found = false;
@@ -83,11 +84,24 @@ bool afx_tunables_get(const char *tunables, const char *key, unsigned long *out)
             *out = v;
             found = true;
         }
-        if (p[len] == '\0')
+        if (p[len] == '\0' && !reread_last)
             break;
-        p += len + 1;
+        /* Before the fix, p stayed on the last value, read again as
+         * items; each round starts further on, so this ends. */
+        if (p[len] != '\0')
+            p += len + 1;
     }
     return found;
+}
+
+bool afx_tunables_get(const char *tunables, const char *key, unsigned long *out)
+{
+    return tunables_get(tunables, key, out, false);
+}
+
+bool afx_tunables_get_before_cve_fix(const char *tunables, const char *key, unsigned long *out)
+{
+    return tunables_get(tunables, key, out, true);
 }
 
 bool afx_tunables_arena_max(const char *tunables, unsigned long *out)
@@ -114,19 +128,16 @@ static void set(enum afx_origin *from, unsigned long *value, enum afx_origin ori
     *value = v;
 }
 
-void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out)
+static void scan(char *const *envp, struct afx_user_settings *out, bool before_cve_fix)
 {
     memset(out, 0, sizeof *out);
-    /* Both tunables are SXID_IGNORE: not applied in a secure process. */
-    if (envp == NULL || secure)
-        return;
     for (; *envp != NULL; envp++) {
         const char *v;
         unsigned long n;
         if ((v = value_of(*envp, "GLIBC_TUNABLES")) != NULL) {
-            if (afx_tunables_get(v, "glibc.malloc.arena_max", &n))
+            if (tunables_get(v, "glibc.malloc.arena_max", &n, before_cve_fix))
                 set(&out->arena_max_from, &out->arena_max, AFX_FROM_TUNABLES, n);
-            if (afx_tunables_get(v, "glibc.malloc.arena_test", &n))
+            if (tunables_get(v, "glibc.malloc.arena_test", &n, before_cve_fix))
                 set(&out->arena_test_from, &out->arena_test, AFX_FROM_TUNABLES, n);
         } else if ((v = value_of(*envp, "MALLOC_ARENA_MAX")) != NULL) {
             if (out->arena_max_from == AFX_UNSET && afx_env_arena_max(v, &n))
@@ -136,4 +147,19 @@ void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out
                 set(&out->arena_test_from, &out->arena_test, AFX_FROM_ENV, n);
         }
     }
+}
+
+void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out)
+{
+    struct afx_user_settings old;
+    memset(out, 0, sizeof *out);
+    /* Both tunables are SXID_IGNORE: not applied in a secure process. */
+    if (envp == NULL || secure)
+        return;
+    scan(envp, out, false);
+    scan(envp, &old, true);
+    if (out->arena_max_from == AFX_UNSET && old.arena_max_from != AFX_UNSET)
+        set(&out->arena_max_from, &out->arena_max, AFX_FROM_OLD_TUNABLES, old.arena_max);
+    if (out->arena_test_from == AFX_UNSET && old.arena_test_from != AFX_UNSET)
+        set(&out->arena_test_from, &out->arena_test, AFX_FROM_OLD_TUNABLES, old.arena_test);
 }

@@ -19,13 +19,23 @@ bool afx_tunable_number(const char *text, size_t len, unsigned long *out);
 /* KEY (e.g. "glibc.malloc.arena_max") in one GLIBC_TUNABLES value: the
  * last valid setting wins, as in glibc's parse_tunables. */
 bool afx_tunables_get(const char *tunables, const char *key, unsigned long *out);
+
+/* The same as glibc 2.34-2.38 builds without the CVE-2023-4911 fix read
+ * it: after the last item they parse its value again as NAME=VALUE
+ * items, so "x=glibc.malloc.arena_max=5" sets 5 there. */
+bool afx_tunables_get_before_cve_fix(const char *tunables, const char *key, unsigned long *out);
 bool afx_tunables_arena_max(const char *tunables, unsigned long *out);
 
 /* MALLOC_ARENA_MAX, glibc's older spelling of the same tunable. */
 bool afx_env_arena_max(const char *value, unsigned long *out);
 
 /* Where a setting glibc applied came from. */
-enum afx_origin { AFX_UNSET, AFX_FROM_ENV, AFX_FROM_TUNABLES };
+enum afx_origin {
+    AFX_UNSET,
+    AFX_FROM_ENV,
+    AFX_FROM_TUNABLES,
+    AFX_FROM_OLD_TUNABLES,  /* only as builds before the CVE-2023-4911 fix read it */
+};
 
 struct afx_user_settings {
     enum afx_origin arena_max_from;
@@ -39,7 +49,10 @@ struct afx_user_settings {
  * is parsed in order and overrides; MALLOC_ARENA_MAX and
  * MALLOC_ARENA_TEST count only while their tunable is still unset, so
  * the first valid one wins.  A secure (AT_SECURE) process ignores both,
- * as glibc does. */
+ * as glibc does.  A setting that only glibc builds without the
+ * CVE-2023-4911 fix apply counts too (AFX_FROM_OLD_TUNABLES): arenafix
+ * cannot tell those builds apart, and a choice glibc may have applied is
+ * not to be overridden. */
 void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out);
 
 #endif

@@ -440,7 +440,7 @@ p_hostile_tunables() {
         "GLIBC_TUNABLES=$k=0x|default"
         "GLIBC_TUNABLES=$k$k=4|default"
         "GLIBC_TUNABLES=:::$k=4:::|down"
-        "GLIBC_TUNABLES=$k=$k=4|default"
+        "GLIBC_TUNABLES=$k=$k=4|down"
         "GLIBC_TUNABLES=$(for i in $(seq 2000); do printf '%s=%d:' $k $i; done)|down"
         "GLIBC_TUNABLES=$k=4:$k=junk|down"
         $'GLIBC_TUNABLES=\x01\x02\xff=\xfe|default'

@@ -124,6 +124,29 @@ START_TEST(late_mallopt_is_reported)
 }
 END_TEST
 
+/* A tunables string that only glibc builds without the CVE-2023-4911
+ * fix apply (Debian's 2.36-8, libc6-amd64-cross, is one): where glibc
+ * applied it, arenafix must leave it; where glibc ignored it, arenafix
+ * cannot tell, stands down, and says why. */
+START_TEST(tunables_before_cve_fix)
+{
+    const struct glibc *g = afx_proving(_i);
+    const char *steps[] = { "pinned:30", NULL };
+    const char *tunables = "GLIBC_TUNABLES=x=glibc.malloc.arena_max=5";
+    char modevar[] = "ARENAFIX_MODE=mallopt";
+    const char *env[] = { tunables, NULL }, *env_with[] = { tunables, modevar,
+                                                             "ARENAFIX_VERBOSE=1", NULL };
+    afx_run(&c, g, NULL, env, "steps", steps);
+    int without = afx_arenas(&c);
+    afx_run(&c, g, afx_testlib, env_with, "steps", steps);
+    int with = afx_arenas(&c);
+    printf("fidelity: glibc=%s %s: without=%d with=%d (%s)\n", g->name, tunables + 15, without,
+           with, without == 5 ? "applied: a build without the CVE fix" : "ignored");
+    ck_assert_int_eq(with, without);
+    ck_assert_msg(strstr(c.err, "CVE-2023-4911") != NULL, "%s", c.err);
+}
+END_TEST
+
 /* ---- threads born pinned through their attribute -------------------- */
 
 static const char *const kinds[] = { "one", "big", "empty", "default" };
@@ -243,6 +266,7 @@ Suite *fidelity_suite(void)
     tcase_add_loop_test(tc, malloc_address_taken, 0, n);
     tcase_add_loop_test(tc, program_choices_as_glibc, 0, NSCENARIOS * n);
     tcase_add_loop_test(tc, late_mallopt_is_reported, 0, n);
+    tcase_add_loop_test(tc, tunables_before_cve_fix, 0, n);
     tcase_add_loop_test(tc, attribute_sets, 0, NKINDS * n);
     tcase_add_loop_test(tc, signal_flood_never_hangs, 0, 3);
     tcase_add_test(tc, verbose_names_the_process);

@@ -117,6 +117,26 @@ START_TEST(environment_as_glibc_reads_it)
 }
 END_TEST
 
+/* glibc builds without the CVE-2023-4911 fix parse the last value
+ * again as items: a setting only they apply still counts. */
+START_TEST(before_cve_fix)
+{
+    unsigned long v = 0;
+    const char *t = "x=glibc.malloc.arena_max=5";
+    ck_assert(!afx_tunables_get(t, "glibc.malloc.arena_max", &v));
+    ck_assert(afx_tunables_get_before_cve_fix(t, "glibc.malloc.arena_max", &v));
+    ck_assert_uint_eq(v, 5);
+    t = "glibc.malloc.arena_test=glibc.malloc.arena_max=x=glibc.malloc.arena_max=6";
+    ck_assert(afx_tunables_get_before_cve_fix(t, "glibc.malloc.arena_max", &v));
+    ck_assert_uint_eq(v, 6);
+    ck_assert(!afx_tunables_get_before_cve_fix("a=b=c:d", "glibc.malloc.arena_max", &v));
+    struct afx_user_settings u = scan(false, "GLIBC_TUNABLES=x=glibc.malloc.arena_max=5", NULL);
+    ck_assert(u.arena_max_from == AFX_FROM_OLD_TUNABLES && u.arena_max == 5);
+    u = scan(false, "GLIBC_TUNABLES=glibc.malloc.arena_max=3:x=glibc.malloc.arena_max=5", NULL);
+    ck_assert(u.arena_max_from == AFX_FROM_TUNABLES && u.arena_max == 3);
+}
+END_TEST
+
 START_TEST(malloc_arena_max_env)
 {
     unsigned long v = 0;
@@ -140,6 +160,7 @@ Suite *usersettings_suite(void)
     tcase_add_test(tc, tunables_absent_or_junk);
     tcase_add_test(tc, numbers_as_dl_strtoul);
     tcase_add_test(tc, environment_as_glibc_reads_it);
+    tcase_add_test(tc, before_cve_fix);
     tcase_add_test(tc, malloc_arena_max_env);
     suite_add_tcase(s, tc);
     return s;
