@@ -41,6 +41,9 @@ $(B)/test/semantics-cxx: test/progs/semantics-cxx.cc | $(B)/test
 $(B)/test/single: test/progs/single.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
+$(B)/test/libcountaff.so: test/progs/countaff.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
 $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
@@ -55,7 +58,7 @@ $(B)/test/steps-nopie: test/progs/steps.c test/progs/arenas.h | $(B)/test
 
 TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/attrthreads $(B)/test/sigflood \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
-              $(B)/test/libempty.so
+              $(B)/test/libempty.so $(B)/test/libcountaff.so
 test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------

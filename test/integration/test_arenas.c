@@ -6,7 +6,8 @@
 
 #include "harness.h"
 
-static const char *const paths[] = { "self", "pthread", "attr", "inherit", "raw", "old", "ctor" };
+static const char *const paths[] = { "self", "pthread", "attr", "inherit", "inheritpid",
+                                     "raw", "old", "oldpthread", "ctor" };
 enum { NPATHS = sizeof paths / sizeof paths[0] };
 
 static int arenas_with(const struct glibc *g, const char *path, const char *mode)

@@ -172,7 +172,8 @@ START_TEST(attribute_sets)
                kind, modes[m], without, with, strchr(c.out, '\n') + 1);
         /* The caller's id stored, the CPU, the stack, errno, the error:
          * all as without arenafix (which has them right: asserted). */
-        ck_assert_msg(strstr(expected, "wrong-id=0 wrong-cpu=0 wrong-stack=0 errno-changed=0"),
+        ck_assert_msg(strstr(expected, "wrong-id=0 wrong-cpu=0 wrong-stack=0 wrong-sigmask=0 "
+                                       "errno-changed=0"),
                       "without arenafix: %s", expected);
         ck_assert_msg(strcmp(strchr(c.out, '\n') + 1, expected) == 0,
                       "%s set, mode %s: %s, without arenafix: %s", kind, modes[m],
@@ -206,6 +207,51 @@ START_TEST(signal_flood_never_hangs)
     printf("fidelity: glibc=%s mode %s: %d runs of a SIGALRM flood whose handler sets the "
            "mask, over the first threads and mallocs: none hung or failed\n", g->name, mode,
            FLOOD_RUNS);
+}
+END_TEST
+
+/* ---- neighbours and errno -------------------------------------------- */
+
+/* A preload after arenafix that wraps the affinity calls unversioned (a
+ * tracer, a sanitizer runtime): the program's calls reach it. */
+START_TEST(neighbour_after_arenafix)
+{
+    const struct glibc *g = afx_proving(0);
+    char preload[8192];
+    snprintf(preload, sizeof preload, "%s:%s/libcountaff.so", afx_testlib, afx_bin);
+    for (int p = 0; p < 2; p++) {
+        const char *path = p == 0 ? "self" : "pthread";
+        const char *args[] = { path, "30", NULL };
+        const char *env[] = { "ARENAFIX_MODE=both", NULL };
+        afx_run(&c, g, preload, env, "pinned", args);
+        int arenas = afx_arenas(&c);
+        const char *w = strstr(c.err, "wrapped=");
+        printf("fidelity: glibc=%s path %s, a wrapper of the affinity calls after arenafix: "
+               "arenas=%d %s", g->name, path, arenas, w ? w : "(no count)\n");
+        ck_assert_msg(w != NULL && atoi(w + 8) >= 30, "%s: %s", path, c.err);
+        ck_assert_int_eq(arenas, afx_fixed_arenas(30));
+    }
+}
+END_TEST
+
+/* errno after a successful sched_setaffinity whose first call found
+ * /sys unreadable (a failed open inside arenafix): as the caller left
+ * it.  Needs a mount namespace, so root. */
+START_TEST(errno_kept_when_sys_is_missing)
+{
+    if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0) {
+        afx_skip("errno with /sys hidden", "needs root and unshare(1)");
+        return;
+    }
+    char steps[4096];
+    snprintf(steps, sizeof steps, "%s/steps", afx_bin);
+    const char *args[] = { "-m", "/bin/sh", "-c",
+                           "mount -t tmpfs none /sys/devices/system/cpu && exec \"$@\"", "sh",
+                           steps, "keep-errno", "free:2", NULL };
+    const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+    afx_run(&c, &afx_glibcs[0], afx_testlib, env, "/usr/bin/unshare", args);
+    ck_assert_msg(c.status == 0, "status %d: %s%s", c.status, c.out, c.err);
+    ck_assert_msg(strstr(c.err, "from /proc/stat") != NULL, "/sys was not hidden: %s", c.err);
 }
 END_TEST
 
@@ -269,6 +315,8 @@ Suite *fidelity_suite(void)
     tcase_add_loop_test(tc, tunables_before_cve_fix, 0, n);
     tcase_add_loop_test(tc, attribute_sets, 0, NKINDS * n);
     tcase_add_loop_test(tc, signal_flood_never_hangs, 0, 3);
+    tcase_add_test(tc, neighbour_after_arenafix);
+    tcase_add_test(tc, errno_kept_when_sys_is_missing);
     tcase_add_test(tc, verbose_names_the_process);
     tcase_add_test(tc, verbose_to_a_file);
     suite_add_tcase(s, tc);

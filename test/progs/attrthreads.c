@@ -1,7 +1,7 @@
 /* Threads born pinned through their attribute, as pthread_create's
  * contract has it: each worker finds its own id already stored where
  * pthread_create was told to put it, runs on the attribute's CPU with
- * the attribute's stack size, and errno is what the caller left.
+ * the attribute's stack size and signal mask, and errno is what the caller left.
  *
  *   attrthreads one|big|empty|default THREADS
  *
@@ -32,7 +32,7 @@ struct worker {
     int cpu;
 };
 
-static atomic_int wrong_id, wrong_cpu, wrong_stack;
+static atomic_int wrong_id, wrong_cpu, wrong_stack, wrong_sigmask;
 static pthread_barrier_t attached;
 
 static void *work(void *arg)
@@ -52,6 +52,10 @@ static void *work(void *arg)
     }
     if (size != STACK)
         atomic_fetch_add(&wrong_stack, 1);
+    /* The attribute's signal mask blocks SIGUSR1; the creator's does not. */
+    sigset_t mask;
+    if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0 || !sigismember(&mask, SIGUSR1))
+        atomic_fetch_add(&wrong_sigmask, 1);
     void *volatile p = malloc(200);
     pthread_barrier_wait(&attached);
     free(p);
@@ -90,6 +94,10 @@ int main(int argc, char **argv)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, STACK);
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGUSR1);
+    pthread_attr_setsigmask_np(&attr, &blocked);
     pthread_attr_setaffinity_np(&attr, size, set);
     pthread_attr_t *use = &attr;
     if (strcmp(kind, "default") == 0) {
@@ -124,10 +132,10 @@ int main(int argc, char **argv)
         pthread_join(w[i].tid, NULL);
     struct itimerval off = { 0 };
     setitimer(ITIMER_REAL, &off, NULL);
-    printf("arenas=%d\nwrong-id=%d wrong-cpu=%d wrong-stack=%d errno-changed=%d failed=%d "
-           "error=%s\n",
+    printf("arenas=%d\nwrong-id=%d wrong-cpu=%d wrong-stack=%d wrong-sigmask=%d errno-changed=%d "
+           "failed=%d error=%s\n",
            count_arenas(), atomic_load(&wrong_id), atomic_load(&wrong_cpu),
-           atomic_load(&wrong_stack), errno_changed, failed,
+           atomic_load(&wrong_stack), atomic_load(&wrong_sigmask), errno_changed, failed,
            first_error ? strerror(first_error) : "none");
     return 0;
 }

@@ -7,7 +7,9 @@
  * PATH: self (sched_setaffinity(0) in the thread), pthread
  * (pthread_setaffinity_np(pthread_self())), attr (born pinned through
  * pthread_attr_setaffinity_np), inherit (main pins itself first),
+ * inheritpid (the same through sched_setaffinity(getpid())),
  * raw (syscall(SYS_sched_setaffinity)), old (sched_setaffinity@GLIBC_2.3.3),
+ * oldpthread (pthread_setaffinity_np@GLIBC_2.3.3),
  * ctor (threads started by a library constructor, see ctorthreads.c),
  * none (no pinning).  MALLOPT, when given, is set with
  * mallopt(M_ARENA_MAX) before any thread starts.
@@ -31,6 +33,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 int old_sched_setaffinity(pid_t, const cpu_set_t *);
 __asm__(".symver old_sched_setaffinity,sched_setaffinity@GLIBC_2.3.3");
+int old_pthread_setaffinity_np(pthread_t, const cpu_set_t *);
+__asm__(".symver old_pthread_setaffinity_np,pthread_setaffinity_np@GLIBC_2.3.3");
 #endif
 
 int afx_ctor_arenas(void);
@@ -57,6 +61,8 @@ static void pin_self(void)
 #if defined(__x86_64__) || defined(__i386__)
     else if (strcmp(path, "old") == 0)
         rc = old_sched_setaffinity(0, &one_cpu) ? errno : 0;
+    else if (strcmp(path, "oldpthread") == 0)
+        rc = old_pthread_setaffinity_np(pthread_self(), &one_cpu);
 #endif
     if (rc != 0)
         die("pinning", rc);
@@ -145,6 +151,9 @@ int main(int argc, char **argv)
     if (strcmp(path, "attr") == 0)
         pthread_attr_setaffinity_np(&attr, sizeof one_cpu, &one_cpu);
     if (strcmp(path, "inherit") == 0 && sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0)
+        die("pinning main", errno);
+    /* The same, naming itself by its id rather than 0. */
+    if (strcmp(path, "inheritpid") == 0 && sched_setaffinity(getpid(), sizeof one_cpu, &one_cpu) != 0)
         die("pinning main", errno);
 
     pthread_barrier_init(&all_attached, NULL, (unsigned)threads);

@@ -13,6 +13,8 @@
  *   hidden:N        N threads, started through dlsym on a
  *                   dlopen("libpthread.so.0") handle, malloc and stay
  *   setenv:NAME=V   setenv; unsetenv:NAME; clearenv
+ *   keep-errno      sched_setaffinity to the mask it has: must succeed and
+ *                   leave errno as it was
  *
  * Built a second time without PIE and taking malloc's address (the
  * steps-nopie program), as CPython and node are.
@@ -41,7 +43,7 @@ enum { MAX_THREADS = 256 };
 static pthread_t threads[MAX_THREADS];
 static int nthreads;
 static sem_t attached, release;
-static cpu_set_t one_cpu;
+static cpu_set_t one_cpu, allowed;
 
 static void die(const char *what, int err)
 {
@@ -165,6 +167,13 @@ static void step(const char *s)
         unsetenv(s + 9);
     else if (strcmp(s, "clearenv") == 0)
         clearenv();
+    else if (strcmp(s, "keep-errno") == 0) {
+        errno = 4242;
+        if (sched_setaffinity(0, sizeof allowed, &allowed) != 0)
+            die("sched_setaffinity", errno);
+        if (errno != 4242)
+            die("errno changed by a successful sched_setaffinity", errno);
+    }
     else
         die(s, EINVAL);
 }
@@ -178,7 +187,6 @@ void *(*volatile afx_malloc_address)(size_t);
 
 int main(int argc, char **argv)
 {
-    cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         die("sched_getaffinity", errno);
     CPU_ZERO(&one_cpu);
