@@ -52,7 +52,9 @@ uninstall-cli:
 
 # ---- make check-cli: the command run for real (test/cli/) ------------
 CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
-CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c cli/procmaps.c cli/verdict.c cli/unitfile.c shim/sysparse.c
+CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c cli/procmaps.c cli/verdict.c cli/unitfile.c \
+                 cli/escape.c cli/procstatus.c cli/procenv.c cli/heaps.c cli/probejudge.c cli/mappedfile.c \
+                 shim/sysparse.c shim/config.c shim/usersettings.c
 
 $(B)/test/cli-tests: $(CLI_TEST_SRC) $(CLI_TEST_PURE) test/cli/harness.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Ishim $(CFLAGS) -o $@ $(CLI_TEST_SRC) $(CLI_TEST_PURE) $(CHECK_LIBS)
@@ -65,7 +67,23 @@ $(B)/test/cli-static: test/cli/static.c | $(B)/test
 $(B)/test/arenawait: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -o $@ $<
 
+# A process a local attacker would make (static: only the files it maps
+# look like its libc and ld.so), for inspect; also its attacker's ld.so.
+$(B)/test/hostile: test/cli/hostile.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -static -o $@ $<
+
+# The hardening suite plays the attacker against the command
+# (test/hard/attack-*.sh).
+hard-build: $(CLI_BIN) $(B)/test/hostile
+
+# The fuzz targets of the command's readers of what a process controls
+# (test/hard/hard.mk builds them) include the files they test.
+$(B)/fuzz/fuzz_maps: cli/procmaps.c cli/procmaps.h
+$(B)/fuzz/fuzz_procstatus: cli/procstatus.c cli/procstatus.h cli/procenv.c cli/procenv.h
+$(B)/fuzz/fuzz_text: cli/escape.c cli/escape.h cli/json.c cli/json.h
+
 .PHONY: check-cli
 check: check-cli
-check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/cli-tests
+check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
+           $(B)/real/countarenas.so $(B)/test/cli-tests
 	AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

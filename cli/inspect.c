@@ -1,42 +1,48 @@
 /* arenafix inspect [--json] [--no-probe] PID: diagnose a running process
- * from /proc, without stopping it. */
-#include <dirent.h>
+ * from /proc, without stopping it.  Everything read here is the
+ * process's to choose (its name, its maps, the files it mapped, its
+ * memory): read in bounded memory and time, escaped before it reaches
+ * a terminal, and never executed with more privilege than it has. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "escape.h"
+#include "heaps.h"
 #include "hostinfo.h"
+#include "inspectread.h"
+#include "jail.h"
 #include "json.h"
+#include "mappedfile.h"
 #include "probe.h"
+#include "procenv.h"
 #include "procmaps.h"
+#include "procstatus.h"
 #include "readfile.h"
-#include "sysparse.h"
-#include "usersettings.h"
 #include "verdict.h"
 
 struct report {
     long pid;
+    int pidfd;                  /* -1 where the kernel has none */
     char name[64];
-    long threads, narrowed, min_cpus;
-    char narrow_list[256];      /* the CPUs of the narrowest thread */
+    struct afx_threads threads;
     struct afx_maps maps;
     long exact;                 /* arenas from the heap headers, -1 unread */
     char glibc[32];
     enum afx_glibc_state state;
-    char probe_note[256];
-    bool user_limit;
+    char probe_note[400];
+    struct afx_env_facts env;
     struct afx_host host;
     struct afx_process_facts facts;
     enum afx_health health;
-    char why[256];
+    char why[512];
 };
 
 static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID";
@@ -53,138 +59,73 @@ static int proc_error(long pid, const char *what, int err)
     return AFX_EXIT_FAIL;
 }
 
-static void read_threads(struct report *r)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%ld/task", r->pid);
-    DIR *d = opendir(dir);
-    r->min_cpus = -1;
-    if (d == NULL)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[400], list[256];
-        snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
-        char *text = afx_slurp(path, NULL);
-        if (text == NULL)
-            continue;   /* the thread has just exited */
-        if (afx_status_field(text, "Cpus_allowed_list", list, sizeof list)) {
-            long n = afx_cpulist_count(list);
-            r->threads++;
-            if (n > 0 && n < r->host.online)
-                r->narrowed++;
-            if (n > 0 && (r->min_cpus < 0 || n < r->min_cpus)) {
-                r->min_cpus = n;
-                snprintf(r->narrow_list, sizeof r->narrow_list, "%s", list);
-            }
-        }
-        free(text);
-    }
-    closedir(d);
-}
-
-/* Exact count: the first heap of each arena has no predecessor
- * (heap_info.prev, the second word).  Needs ptrace-level access to
- * /proc/PID/mem; -1 without it. */
-static long count_first_heaps(const struct report *r)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/mem", r->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    long first = 0;
-    for (long i = 0; i < r->maps.heaps; i++) {
-        void *words[2];
-        if (pread(fd, words, sizeof words, (off_t)r->maps.heap_at[i]) != sizeof words) {
-            close(fd);
-            return -1;
-        }
-        if (words[1] == NULL)
-            first++;
-    }
-    close(fd);
-    return first + 1;   /* and the main arena */
-}
-
-/* The process's own files, seen through its root (containers). */
-static void in_root(const struct report *r, const char *path, char *out, size_t size)
-{
-    char link[64], root[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/%ld/root", r->pid);
-    ssize_t n = readlink(link, root, sizeof root - 1);
-    if (n == 1 && root[0] == '/')
-        snprintf(out, size, "%s", path);
-    else
-        snprintf(out, size, "%s%s", link, path);
-}
-
-/* "GNU C Library (Debian GLIBC 2.36-9+deb12u8) stable release version 2.36." */
+/* The glibc banner of the libc it has mapped: the mapped file itself,
+ * never a file by the name maps shows. */
 static void glibc_version(struct report *r)
 {
-    char path[PATH_MAX + 64];
-    size_t len;
     snprintf(r->glibc, sizeof r->glibc, "unknown");
-    if (r->maps.libc[0] == '\0')
+    if (r->maps.libc.path[0] == '\0')
         return;
-    in_root(r, r->maps.libc, path, sizeof path);
-    char *text = afx_slurp(path, &len);
-    if (text == NULL)
+    int fd = afx_mapped_open(r->pid, &r->maps.libc);
+    if (fd < 0)
         return;
-    static const char marker[] = "release version ";
-    char *hit = memmem(text, len, marker, sizeof marker - 1);
-    if (hit != NULL) {
-        hit += sizeof marker - 1;
-        size_t n = 0;
-        while (n < sizeof r->glibc - 1 && hit + n < text + len && (hit[n] == '.' || (hit[n] >= '0' && hit[n] <= '9')))
-            n++;
-        while (n > 0 && hit[n - 1] == '.')
-            n--;
-        memcpy(r->glibc, hit, n);
-        r->glibc[n] = '\0';
-    }
-    free(text);
+    if (!afx_glibc_version(fd, r->glibc, sizeof r->glibc))
+        snprintf(r->glibc, sizeof r->glibc, "unknown");
+    close(fd);
 }
 
-/* Run the probe under the process's own ld.so and libc. */
+/* The directory of its libc, as a path inside its root. */
+static void libc_dir(const struct afx_mapping *libc, char *out, size_t size)
+{
+    static const char deleted[] = " (deleted)";
+    size_t n = strlen(libc->path);
+    if (n >= sizeof deleted - 1 && strcmp(libc->path + n - (sizeof deleted - 1), deleted) == 0)
+        n -= sizeof deleted - 1;
+    while (n > 1 && libc->path[n - 1] != '/')
+        n--;
+    if (n > 1)
+        n--;    /* not the slash, unless it is the root */
+    snprintf(out, size, "%.*s", (int)n, libc->path);
+}
+
+/* Run the probe under its own ld.so and libc, as it would run them:
+ * its credentials, its namespaces and root, nothing more (jail.h). */
 static void probe_its_glibc(struct report *r)
 {
-    char loader[PATH_MAX + 64], libdir[PATH_MAX + 64], err[512];
-    if (r->maps.libc[0] == '\0' || r->maps.loader[0] == '\0') {
+    static struct afx_jail jail;
+    char libdir[PATH_MAX + 64], err[512];
+    if (r->maps.libc.path[0] == '\0' || r->maps.loader.path[0] == '\0') {
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
         return;
     }
-    in_root(r, r->maps.loader, loader, sizeof loader);
-    in_root(r, r->maps.libc, libdir, sizeof libdir);
-    struct afx_glibc g = { .loader = loader, .libdir = dirname(libdir) };
+    /* The loader first: opening the jail checks that the PID still
+     * names the process all this was read from. */
+    int loader = afx_mapped_open(r->pid, &r->maps.loader);
+    if (loader < 0) {
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot open its ld.so: %s", strerror(errno));
+        return;
+    }
+    if (!afx_jail_open(&jail, r->pid, r->pidfd, err, sizeof err)) {
+        close(loader);
+        afx_jail_close(&jail);
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: %.200s", err);
+        return;
+    }
+    libc_dir(&r->maps.libc, libdir, sizeof libdir);
+    if (!jail.enter)
+        afx_in_root(r->pid, libdir, sizeof libdir);
+    struct afx_glibc g = { .libdir = libdir, .jail = &jail, .loader_fd = loader };
     struct afx_probe p;
-    if (!afx_probe_glibc(&g, r->host.online, NULL, &p, err, sizeof err)) {
-        snprintf(r->probe_note, sizeof r->probe_note, "probe failed: %.200s", err);
+    bool ok = afx_probe_glibc(&g, r->host.online, NULL, &p, err, sizeof err);
+    close(loader);
+    afx_jail_close(&jail);
+    if (!ok) {
+        snprintf(r->probe_note, sizeof r->probe_note, "probe failed: %.300s", err);
         return;
     }
     r->state = p.verdict == AFX_AFFECTED ? AFX_GLIBC_AFFECTED
                : p.verdict == AFX_NOT_AFFECTED ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
-    snprintf(r->probe_note, sizeof r->probe_note, "probed: %s", p.reason);
-}
-
-static void read_user_limit(struct report *r)
-{
-    char path[64];
-    size_t len;
-    snprintf(path, sizeof path, "/proc/%ld/environ", r->pid);
-    char *env = afx_slurp(path, &len);
-    if (env == NULL)
-        return;
-    unsigned long v;
-    for (char *p = env; p < env + len; p += strlen(p) + 1) {
-        if (strncmp(p, "MALLOC_ARENA_MAX=", 17) == 0 && afx_env_arena_max(p + 17, &v))
-            r->user_limit = true;
-        if (strncmp(p, "GLIBC_TUNABLES=", 15) == 0 && afx_tunables_arena_max(p + 15, &v))
-            r->user_limit = true;
-    }
-    free(env);
+    snprintf(r->probe_note, sizeof r->probe_note, "probed as the process: %s", p.reason);
 }
 
 static const char *glibc_state_name(enum afx_glibc_state s)
@@ -192,30 +133,41 @@ static const char *glibc_state_name(enum afx_glibc_state s)
     return s == AFX_GLIBC_AFFECTED ? "affected" : s == AFX_GLIBC_FIXED ? "not affected" : "unknown";
 }
 
+/* s escaped for the terminal; four buffers in turn, for one printf. */
+static const char *esc(const char *s)
+{
+    static char buf[4][AFX_ESCAPED_SIZE(PATH_MAX)];
+    static int next;
+    return afx_escape(s, buf[next++ % 4], sizeof buf[0]);
+}
+
 static void print_text(const struct report *r)
 {
-    printf("process %ld (%s): %s\n", r->pid, r->name, afx_health_names[r->health]);
-    printf("  threads:            %ld, %ld pinned narrower than the %ld online CPUs", r->threads,
-           r->narrowed, r->host.online);
-    if (r->narrowed > 0)
-        printf(" (narrowest: %s)", r->narrow_list);
-    printf("\n  CPUs:               online %s", r->host.online_list);
+    printf("process %ld (%s): %s\n", r->pid, esc(r->name), afx_health_names[r->health]);
+    printf("  threads:            %ld, %ld pinned narrower than the %ld online CPUs", r->threads.count,
+           r->threads.narrowed, r->host.online);
+    if (r->threads.narrowed > 0)
+        printf(" (narrowest: %s)", esc(r->threads.narrowest));
+    printf("\n  CPUs:               online %s", esc(r->host.online_list));
     if (r->host.isolated_list[0])
-        printf(", isolated %s", r->host.isolated_list);
+        printf(", isolated %s", esc(r->host.isolated_list));
     if (r->host.nohz_full_list[0])
-        printf(", nohz_full %s", r->host.nohz_full_list);
-    printf("\n  glibc:              %s, %s (%s)\n", r->glibc, glibc_state_name(r->state), r->probe_note);
-    printf("  libarenafix:        %s\n", r->maps.arenafix ? "loaded" : "not loaded");
+        printf(", nohz_full %s", esc(r->host.nohz_full_list));
+    printf("\n  glibc:              %s, %s (%s)\n", esc(r->glibc), glibc_state_name(r->state), esc(r->probe_note));
+    if (r->maps.arenafix)
+        printf("  libarenafix:        loaded, mode %s\n", afx_mode_name(r->env.arenafix.mode));
+    else
+        printf("  libarenafix:        not loaded\n");
     if (r->maps.foreign[0])
-        printf("  malloc:             %s\n", r->maps.foreign);
-    printf("  arena limit set:    %s\n", r->user_limit ? "yes (environment)" : "no");
+        printf("  malloc:             %s\n", esc(r->maps.foreign));
+    printf("  arena limit set:    %s\n", r->env.user_limit ? "yes (environment)" : "no");
     printf("  arenas, estimated:  %ld (main + %ld heaps in /proc/%ld/maps; an upper bound)\n",
            r->maps.heaps + 1, r->maps.heaps, r->pid);
     if (r->exact > 0)
         printf("  arenas, counted:    %ld (heap headers read from /proc/%ld/mem)\n", r->exact, r->pid);
     else
         printf("  arenas, counted:    not available (no access to /proc/%ld/mem)\n", r->pid);
-    printf("verdict: %s: %s\n", afx_health_names[r->health], r->why);
+    printf("verdict: %s: %s\n", afx_health_names[r->health], esc(r->why));
 }
 
 static void print_json(const struct report *r, int status)
@@ -227,17 +179,19 @@ static void print_json(const struct report *r, int status)
     afx_json_str(&j, "reason", r->why);
     afx_json_long(&j, "pid", r->pid);
     afx_json_str(&j, "name", r->name);
-    afx_json_long(&j, "threads", r->threads);
-    afx_json_long(&j, "threads_narrowed", r->narrowed);
+    afx_json_long(&j, "threads", r->threads.count);
+    afx_json_long(&j, "threads_narrowed", r->threads.narrowed);
     afx_json_long(&j, "online_cpus", r->host.online);
     afx_json_str(&j, "online_list", r->host.online_list);
     afx_json_str(&j, "isolated_list", r->host.isolated_list);
     afx_json_str(&j, "nohz_full_list", r->host.nohz_full_list);
     afx_json_str(&j, "glibc", r->glibc);
     afx_json_str(&j, "glibc_state", glibc_state_name(r->state));
+    afx_json_str(&j, "glibc_note", r->probe_note);
     afx_json_bool(&j, "libarenafix", r->maps.arenafix);
+    afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
     afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);
-    afx_json_bool(&j, "arena_limit_set", r->user_limit);
+    afx_json_bool(&j, "arena_limit_set", r->env.user_limit);
     afx_json_long(&j, "arenas_estimated", r->maps.heaps + 1);
     afx_json_long(&j, "arenas_counted", r->exact);
     afx_json_end(&j);
@@ -251,6 +205,39 @@ static long parse_pid(const char *s)
     if (*s == '\0' || *end != '\0' || errno != 0 || pid < 1 || pid > 0x3fffffff)
         afx_usage_error("inspect: %s is not a process ID; %s", s, usage_line);
     return pid;
+}
+
+/* Read what the verdict rests on; an exit status if it cannot be. */
+static int read_process(struct report *r, bool probe)
+{
+    char path[64];
+    /* Held while we read: the PID cannot be reused for another process
+     * without our noticing (jail.c checks it before it runs anything). */
+    r->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)r->pid, 0);
+    if (r->pidfd < 0 && errno == ESRCH)
+        return proc_error(r->pid, "status", errno);
+    snprintf(path, sizeof path, "/proc/%ld/status", r->pid);
+    char *status = afx_slurp_max(path, 1L << 20, NULL);
+    if (status == NULL)
+        return proc_error(r->pid, "status", errno);
+    if (!afx_status_field(status, "Name", r->name, sizeof r->name))
+        snprintf(r->name, sizeof r->name, "?");
+    free(status);
+
+    if (!afx_read_maps(r->pid, &r->maps))
+        return proc_error(r->pid, "maps", errno);
+    if (r->maps.libc.path[0] == '\0' && r->maps.loader.path[0] == '\0' && r->maps.heaps == 0)
+        snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
+
+    afx_read_threads(r->pid, r->host.online, &r->threads);
+    r->exact = afx_count_arenas(r->pid, &r->maps);
+    afx_read_env(r->pid, &r->env);
+    glibc_version(r);
+    if (probe && r->probe_note[0] == '\0')
+        probe_its_glibc(r);
+    else if (!probe)
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed (--no-probe)");
+    return -1;
 }
 
 int afx_cmd_inspect(int argc, char **argv)
@@ -277,38 +264,15 @@ int afx_cmd_inspect(int argc, char **argv)
     static struct report r;
     r.pid = parse_pid(argv[optind]);
     afx_host_read(&r.host);
-
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/status", r.pid);
-    char *status = afx_slurp(path, NULL);
-    if (status == NULL)
-        return proc_error(r.pid, "status", errno);
-    if (!afx_status_field(status, "Name", r.name, sizeof r.name))
-        snprintf(r.name, sizeof r.name, "?");
-    free(status);
-
-    snprintf(path, sizeof path, "/proc/%ld/maps", r.pid);
-    char *maps = afx_slurp(path, NULL);
-    if (maps == NULL)
-        return proc_error(r.pid, "maps", errno);
-    afx_maps_scan(maps, &r.maps);
-    free(maps);
-    if (r.maps.libc[0] == '\0' && r.maps.loader[0] == '\0' && r.maps.heaps == 0)
-        snprintf(r.probe_note, sizeof r.probe_note, "no glibc mapped (static, or a kernel thread)");
-
-    read_threads(&r);
-    r.exact = count_first_heaps(&r);
-    read_user_limit(&r);
-    glibc_version(&r);
-    if (probe && r.probe_note[0] == '\0')
-        probe_its_glibc(&r);
-    else if (!probe)
-        snprintf(r.probe_note, sizeof r.probe_note, "not probed (--no-probe)");
+    int failed = read_process(&r, probe);
+    if (failed >= 0)
+        return failed;
 
     r.facts = (struct afx_process_facts){
-        .threads = r.threads, .online = r.host.online, .narrowed = r.narrowed,
+        .threads = r.threads.count, .online = r.host.online, .narrowed = r.threads.narrowed,
         .arenas = r.exact > 0 ? r.exact : r.maps.heaps + 1, .arenafix = r.maps.arenafix,
-        .user_limit = r.user_limit, .foreign = r.maps.foreign[0] ? r.maps.foreign : NULL,
+        .mode = r.env.arenafix.mode, .arenafix_max = r.env.arenafix.arena_max,
+        .user_limit = r.env.user_limit, .foreign = r.maps.foreign[0] ? r.maps.foreign : NULL,
         .glibc = r.state,
     };
     r.health = afx_judge_process(&r.facts, r.why, sizeof r.why);

@@ -18,7 +18,12 @@ void afx_json_bool(struct afx_json *j, const char *key, bool value);
 void afx_json_raw(struct afx_json *j, const char *key, const char *value);
 void afx_json_end(struct afx_json *j);
 
-/* Write s as a JSON string, quotes included; NULL as null. */
+/* Write s as a JSON string, quotes included; NULL as null.  The output
+ * is ASCII whatever s holds: characters outside printable ASCII become
+ * \u escapes (a pair of them above U+FFFF), and bytes that are not
+ * UTF-8 become U+FFFD, the replacement character, one for each maximal
+ * subpart of an ill-formed sequence (Unicode's recommended practice,
+ * which Python's and the browsers' decoders follow). */
 void afx_json_quote(FILE *out, const char *s);
 
 #endif

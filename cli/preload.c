@@ -33,3 +33,25 @@ char *afx_preload_append(const char *list, const char *entry, const char *alias)
         return NULL;
     return out;
 }
+
+const char *afx_preload_entry_problem(const char *path, bool allow_lib)
+{
+    if (path[0] != '/')
+        return "it is not an absolute path";
+    for (const char *p = path; *p != '\0'; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n')
+            return "it holds a newline";
+        if (c < ' ' || c == 127)
+            return "it holds a control character";
+        if (c == ' ')
+            return "it holds a space, where ld.so splits LD_PRELOAD";
+        if (c == ':')
+            return "it holds a ':', where ld.so splits LD_PRELOAD";
+        if (c > 127)
+            return "it holds bytes outside printable ASCII";
+        if (c == '$' && !(allow_lib && strncmp(p, "$LIB/", 5) == 0))
+            return "it holds a '$', which ld.so expands";
+    }
+    return NULL;
+}

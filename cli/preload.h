@@ -14,4 +14,11 @@ bool afx_preload_has(const char *list, const char *name);
  * NULL if out of memory. */
 char *afx_preload_append(const char *list, const char *entry, const char *alias);
 
+/* Why path cannot stand in LD_PRELOAD or a drop-in as one library, or
+ * NULL if it can: it must be absolute, of printable ASCII, without the
+ * separators ld.so splits LD_PRELOAD at (white space, ':').  A '$' is
+ * allowed only as the "$LIB" that ld.so expands, and only when
+ * allow_lib is set (a file's own path has none). */
+const char *afx_preload_entry_problem(const char *path, bool allow_lib);
+
 #endif

@@ -2,25 +2,26 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "jail.h"
+#include "selfexe.h"
 
 extern char **environ;
-
-/* Arenas per CPU in glibc's limit and the count it allows before it
- * looks at CPUs at all (NARENAS_FROM_NCORES(1), arena_test). */
-#define ARENAS_PER_CPU (sizeof(long) == 4 ? 2 : 8)
 
 int afx_probe_threads(void)
 {
     /* Past arena_test + 1 (where the limit is latched) with a margin,
      * few enough to cost a few milliseconds. */
-    return ARENAS_PER_CPU + 4;
+    return (sizeof(long) == 4 ? 2 : 8) + 4;
 }
 
 /* The child sees glibc's defaults: none of the user's arena settings,
@@ -53,106 +54,152 @@ static char **child_env(const char *preload, char *preload_var, size_t size)
     return env;
 }
 
-/* Read the child's output (stdout and stderr) into buf. */
-static void drain(int fd, char *buf, size_t size)
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000L + t.tv_nsec / 1000000;
+}
+
+/* Read the child's output (stdout and stderr) into buf, keeping the
+ * tail of too much, until it closes or the deadline passes (false). */
+static bool drain(int fd, char *buf, size_t size, long deadline)
 {
     size_t used = 0;
-    for (;;) {
+    bool closed = false;
+    while (!closed) {
+        long left = deadline - now_ms();
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (left <= 0)
+            break;
+        int ready = poll(&p, 1, (int)left);
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (ready <= 0)
+            continue;
         ssize_t r = read(fd, buf + used, size - used - 1);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            break;
-        used += (size_t)r;
+        closed = r <= 0;
+        used += r > 0 ? (size_t)r : 0;
         if (used == size - 1)
             used = 0;   /* far too much: keep the tail */
     }
     buf[used] = '\0';
+    return closed;
+}
+
+/* Wait for the child until the deadline (false after it).  Past it,
+ * ask it to stop (a jailed child kills the one it waits for), then
+ * kill it. */
+static bool reap(pid_t pid, int *status, long deadline)
+{
+    int sent = 0;   /* SIGTERM, then SIGKILL */
+    for (;;) {
+        pid_t done = waitpid(pid, status, WNOHANG);
+        if (done == pid)
+            return sent == 0;
+        if (done < 0 && errno != EINTR)
+            return false;
+        if (now_ms() >= deadline && sent < 2) {
+            kill(pid, sent++ == 0 ? SIGTERM : SIGKILL);
+            deadline = now_ms() + 1000;
+        }
+        nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+    }
+}
+
+/* In the child: run the probe child under glibc g.  Never returns. */
+static _Noreturn void exec_probe(const struct afx_glibc *g, int self, const char *const *args, char **env)
+{
+    char program[32];
+    const char *argv[16] = { 0 };
+    int n = 0;
+    snprintf(program, sizeof program, "/proc/self/fd/%d", self);
+    if (g->loader != NULL || g->jail != NULL) {
+        argv[n++] = g->loader != NULL ? g->loader : "ld.so";
+        argv[n++] = "--library-path";
+        argv[n++] = g->libdir;
+        argv[n++] = program;
+    } else {
+        argv[n++] = "arenafix";
+    }
+    for (int i = 0; args[i] != NULL; i++)
+        argv[n++] = args[i];
+    if (g->jail != NULL) {
+        static char *const none[] = { NULL };
+        if (!afx_jail_enter(g->jail, self)) {
+            fprintf(stderr, "cannot take its credentials and limits: %s\n", strerror(errno));
+            _exit(AFX_EXIT_CANNOT_EXEC);
+        }
+        execveat(g->loader_fd, "", (char *const *)argv, none, AT_EMPTY_PATH);
+    } else if (g->loader != NULL) {
+        fcntl(self, F_SETFD, 0);
+        execve(g->loader, (char *const *)argv, env);
+    } else {
+        execveat(self, "", (char *const *)argv, env, AT_EMPTY_PATH);
+    }
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(AFX_EXIT_CANNOT_EXEC);
 }
 
 bool afx_probe_child_run(const struct afx_glibc *g, bool pinned, int threads, const char *preload,
                          struct afx_probe_run *out, char *err, size_t errsize)
 {
-    char exe[4096], count[16], preload_var[4200], output[2048];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        snprintf(err, errsize, "cannot read /proc/self/exe: %s; is /proc mounted?", strerror(errno));
+    char count[16], preload_var[4200], output[2048];
+    const char *mode = pinned ? "pinned" : "free";
+    snprintf(count, sizeof count, "%d", threads);
+    const char *args[] = { AFX_PROBE_CHILD, mode, count, NULL };
+
+    int self = afx_self_open();
+    if (self < 0) {
+        snprintf(err, errsize, "cannot open this program's own file: %s; is /proc mounted?", strerror(errno));
         return false;
     }
-    exe[n] = '\0';
-    snprintf(count, sizeof count, "%d", threads);
-    const char *mode = pinned ? "pinned" : "free";
-    const char *argv_native[] = { exe, AFX_PROBE_CHILD, mode, count, NULL };
-    const char *argv_loader[] = { g->loader, "--library-path", g->libdir, exe, AFX_PROBE_CHILD,
-                                  mode, count, NULL };
-    const char **argv = g->loader != NULL ? argv_loader : argv_native;
-
     char **env = child_env(preload, preload_var, sizeof preload_var);
-    int fds[2];
-    if (env == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+    int fds[2], null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (env == NULL || null < 0 || pipe2(fds, O_CLOEXEC) != 0) {
         snprintf(err, errsize, "cannot start the probe: %s", strerror(errno));
         free(env);
+        close(self);
+        if (null >= 0)
+            close(null);
         return false;
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        dup2(null, STDIN_FILENO);
         dup2(fds[1], STDOUT_FILENO);
         dup2(fds[1], STDERR_FILENO);
-        execve(argv[0], (char *const *)argv, env);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(AFX_EXIT_CANNOT_EXEC);
+        exec_probe(g, self, args, env);
     }
     close(fds[1]);
+    close(null);
+    close(self);
     free(env);
     if (pid < 0) {
         close(fds[0]);
         snprintf(err, errsize, "cannot fork the probe: %s", strerror(errno));
         return false;
     }
-    drain(fds[0], output, sizeof output);
+    long deadline = now_ms() + AFX_PROBE_DEADLINE * 1000L;
+    int status = 0;
+    bool finished = drain(fds[0], output, sizeof output, deadline);
     close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    finished = reap(pid, &status, finished ? deadline : 0) && finished;
     const char *line = strstr(output, "arenas=");
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && line != NULL
+    if (finished && WIFEXITED(status) && WEXITSTATUS(status) == 0 && line != NULL
         && sscanf(line, "arenas=%d glibc=%31s sees=%d", &out->arenas, out->glibc, &out->sees) == 3)
         return true;
     output[strcspn(output, "\n")] = '\0';
-    snprintf(err, errsize, "the %s probe child failed (%s %d): %s", mode,
-             WIFEXITED(status) ? "status" : "signal",
-             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-             output[0] ? output : "no output");
+    if (!finished)
+        snprintf(err, errsize, "the %s probe child did not finish within %d s", mode, AFX_PROBE_DEADLINE);
+    else
+        snprintf(err, errsize, "the %s probe child failed (%s %d): %s", mode,
+                 WIFEXITED(status) ? "status" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), output[0] ? output : "no output");
     return false;
-}
-
-void afx_probe_judge(struct afx_probe *p)
-{
-    long fair = p->threads + 1L;            /* one each, plus main's */
-    long limit = ARENAS_PER_CPU * p->online;
-    p->expected = fair < limit ? fair : limit;
-
-    if (p->online < 2) {
-        p->verdict = AFX_CANNOT_TELL;
-        snprintf(p->reason, sizeof p->reason,
-                 "%ld CPU online: pinning cannot lower the arena limit here", p->online);
-    } else if (p->free_run.arenas < p->expected) {
-        p->verdict = AFX_CANNOT_TELL;
-        snprintf(p->reason, sizeof p->reason,
-                 "even unpinned threads got only %d arenas of %ld: something else limits them",
-                 p->free_run.arenas, p->expected);
-    } else if (p->pinned_run.arenas < p->expected) {
-        p->verdict = AFX_AFFECTED;
-        snprintf(p->reason, sizeof p->reason,
-                 "threads pinned to %d CPU got %d arenas instead of %ld: the limit was "
-                 "taken from their affinity", p->pinned_run.sees, p->pinned_run.arenas, p->expected);
-    } else {
-        p->verdict = AFX_NOT_AFFECTED;
-        snprintf(p->reason, sizeof p->reason,
-                 "threads pinned to %d CPU still got %d arenas: the limit follows the online CPUs",
-                 p->pinned_run.sees, p->pinned_run.arenas);
-    }
 }
 
 bool afx_probe_glibc(const struct afx_glibc *g, long online, const char *shim, struct afx_probe *p,

@@ -6,12 +6,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct afx_jail;
+
 /* Which glibc runs the children: the system's (loader NULL) or the
- * one at loader with its libraries in libdir. */
+ * one at loader with its libraries in libdir.  With a jail (inspect),
+ * the children run as that process does (jail.h): the loader is the
+ * open file loader_fd, the one the process has mapped, and libdir a
+ * path inside its root. */
 struct afx_glibc {
     const char *loader;
     const char *libdir;
+    const struct afx_jail *jail;
+    int loader_fd;
 };
+
+/* Seconds a probe child may take before it is killed. */
+#define AFX_PROBE_DEADLINE 10
 
 struct afx_probe_run {
     int arenas;         /* counted by malloc_info in the child */
@@ -20,7 +30,8 @@ struct afx_probe_run {
 };
 
 /* Run one child: THREADS threads, pinned or free, with preload (NULL:
- * none).  False with a one-line reason in err on failure. */
+ * none).  False with a one-line reason in err on failure (which may
+ * quote the child's output: escape it before it reaches a terminal). */
 bool afx_probe_child_run(const struct afx_glibc *g, bool pinned, int threads, const char *preload,
                          struct afx_probe_run *out, char *err, size_t errsize);
 
@@ -44,7 +55,11 @@ int afx_probe_threads(void);
 bool afx_probe_glibc(const struct afx_glibc *g, long online, const char *shim, struct afx_probe *p,
                      char *err, size_t errsize);
 
-/* Pure: the verdict from the counts (fills p->verdict and p->reason). */
+/* Pure (probejudge.c): the verdict from the counts (fills p->expected,
+ * p->verdict and p->reason).  Threads that could not pin themselves
+ * wider than the affinity the whole probe was given (taskset, a
+ * cpuset) show the bug in the free run already: 8 x their CPUs (at
+ * least the 9 of arena_test + 1) where the online CPUs allow more. */
 void afx_probe_judge(struct afx_probe *p);
 
 #endif

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "library.h"
 #include "probe.h"
+#include "selfexe.h"
 
 static const char *const verdict_names[] = {
     [AFX_NOT_AFFECTED] = "not affected",
@@ -27,8 +28,13 @@ static int verdict_status(enum afx_verdict v)
 /* --glibc DIR: its loader has the name ours has. */
 static void glibc_from_dir(const char *dir, char *loader, size_t size)
 {
-    char interp[PATH_MAX];
-    if (!afx_exe_interp("/proc/self/exe", interp, sizeof interp)) {
+    char interp[PATH_MAX], self[32];
+    int fd = afx_self_open();
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    bool known = fd >= 0 && afx_exe_interp(self, interp, sizeof interp);
+    if (fd >= 0)
+        close(fd);
+    if (!known) {
         afx_error("cannot read this program's ELF interpreter; --glibc needs a dynamic arenafix");
         exit(AFX_EXIT_FAIL);
     }

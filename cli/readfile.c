@@ -4,17 +4,22 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-char *afx_slurp(const char *path, size_t *len)
+/* Read fd to its end (at most max bytes), close it. */
+static char *slurp_fd(int fd, size_t max, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
     /* /proc files report size 0: grow as we go. */
     size_t cap = 4096, used = 0;
     char *buf = malloc(cap);
     while (buf != NULL) {
+        if (used > max) {
+            free(buf);
+            buf = NULL;
+            errno = EFBIG;
+            break;
+        }
         if (used + 1 >= cap) {
             char *bigger = realloc(buf, cap *= 2);
             if (bigger == NULL) {
@@ -47,6 +52,48 @@ char *afx_slurp(const char *path, size_t *len)
     close(fd);
     errno = err;
     return buf;
+}
+
+char *afx_slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    return slurp_fd(fd, (size_t)-1 / 2, len);
+}
+
+char *afx_slurp_max(const char *path, size_t max, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    return slurp_fd(fd, max, len);
+}
+
+bool afx_read_pieces(const char *path, void (*feed)(void *ctx, const char *piece, size_t len), void *ctx)
+{
+    char buf[1 << 16];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int err = errno;
+            close(fd);
+            errno = err;
+            return n == 0;
+        }
+        feed(ctx, buf, (size_t)n);
+    }
 }
 
 void afx_first_line(const char *path, char *out, size_t size)

@@ -1,191 +1,492 @@
 /* arenafix enable|disable [--dry-run] [--root DIR] UNIT: a systemd
- * drop-in that adds the library to a service's LD_PRELOAD. */
-#include <dirent.h>
+ * drop-in that adds the library to a service's LD_PRELOAD.
+ *
+ * What the service's LD_PRELOAD is comes from its files read as systemd
+ * reads them (unitenv.c, unitfile.c), and, on a running system, is
+ * checked against what systemd itself says.  Where the answer depends
+ * on what only systemd knows, enable says so and writes nothing. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "library.h"
 #include "preload.h"
-#include "readfile.h"
+#include "rootdir.h"
+#include "unitenv.h"
 #include "unitfile.h"
 
 #define DROPIN "arenafix.conf"
+#define SYSTEM_DIR "etc/systemd/system"
 
-/* Where systemd looks, most important first (systemd.unit(5)). */
-static const char *const unit_dirs[] = {
-    "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
-    "/usr/lib/systemd/system", "/lib/systemd/system",
-};
-#define N_DIRS (sizeof unit_dirs / sizeof unit_dirs[0])
-
-struct dropins {
-    char *names[256];
-    char *paths[256];
-    int count;
+struct target {
+    struct afx_root root;
+    bool root_option;           /* --root given: files only, systemd not asked */
+    char unit[256];             /* "foo.service" */
+    char dir[PATH_MAX];         /* SYSTEM_DIR/foo.service.d, relative to the root */
+    char path[PATH_MAX + 32];   /* .../arenafix.conf */
+    char shown[2 * PATH_MAX];   /* the drop-in's path for messages */
 };
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+/* ---- the drop-in on disk ---------------------------------------------- */
 
-/* The .conf files in every UNIT.d, one per name (the most important directory wins),
- * sorted by name: the order systemd applies them in. */
-static void find_dropins(const char *root, const char *unit, struct dropins *d)
+/* Our drop-in in the opened directory: 1 and its first bytes, 0 if
+ * absent, -1 after a message (a symlink, not a regular file). */
+static int read_dropin(const struct target *t, int dir, char *head, size_t size, size_t *len)
 {
-    d->count = 0;
-    for (size_t i = 0; i < N_DIRS; i++) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s%s/%s.d", root, unit_dirs[i], unit);
-        DIR *dh = opendir(dir);
-        if (dh == NULL)
-            continue;
-        struct dirent *e;
-        while ((e = readdir(dh)) != NULL && d->count < 256) {
-            size_t len = strlen(e->d_name);
-            if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
-                continue;
-            bool seen = false;
-            for (int k = 0; k < d->count && !seen; k++)
-                seen = strcmp(d->names[k], e->d_name) == 0;
-            if (seen)
-                continue;
-            d->names[d->count] = strdup(e->d_name);
-            if (asprintf(&d->paths[d->count], "%s/%s", dir, e->d_name) < 0)
-                continue;
-            d->count++;
-        }
-        closedir(dh);
+    int fd = afx_open_entry(dir, DROPIN);
+    if (fd < 0 && errno == ENOENT)
+        return 0;
+    if (fd < 0) {
+        afx_error("%s: %s; arenafix did not write that: remove or rename it by hand", t->shown,
+                  errno == ELOOP ? "a symlink" : errno == EINVAL ? "not a regular file" : strerror(errno));
+        return -1;
     }
-    /* Few files: a simple sort that keeps names and paths paired. */
-    for (int i = 0; i < d->count; i++)
-        for (int j = i + 1; j < d->count; j++)
-            if (by_name(&d->names[i], &d->names[j]) > 0) {
-                char *n = d->names[i], *p = d->paths[i];
-                d->names[i] = d->names[j], d->paths[i] = d->paths[j];
-                d->names[j] = n, d->paths[j] = p;
-            }
+    ssize_t n = read(fd, head, size - 1);
+    int err = errno;
+    close(fd);
+    if (n < 0) {
+        afx_error("%s: %s", t->shown, strerror(err));
+        return -1;
+    }
+    head[n] = '\0';
+    *len = (size_t)n;
+    return 1;
 }
 
-static bool apply_file(const char *path, char **value, bool *env_files)
+/* The drop-in there, if any, must be one arenafix wrote. */
+static bool not_foreign(const struct target *t, int dir, const char *what)
 {
-    char *text = afx_slurp(path, NULL);
-    if (text == NULL)
+    char head[512];
+    size_t len;
+    int rc = read_dropin(t, dir, head, sizeof head, &len);
+    if (rc > 0 && !afx_dropin_is_ours(head, len)) {
+        afx_error("%s: %s was not written by arenafix (its first line is not \"%s\"); arenafix "
+                  "leaves it alone: rename or remove it by hand", what, t->shown, AFX_DROPIN_HEADER);
         return false;
-    afx_unit_ld_preload(text, value, env_files);
-    free(text);
+    }
+    return rc >= 0;
+}
+
+static void random_name(char *out, size_t size)
+{
+    unsigned char r[8];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        unsigned long long v = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32);
+        memcpy(r, &v, sizeof r);
+    }
+    /* Hidden and not *.conf: systemd never reads it, even half written. */
+    snprintf(out, size, "." DROPIN ".%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4], r[5],
+             r[6], r[7]);
+}
+
+static bool write_all(int fd, const char *text)
+{
+    for (size_t n = strlen(text); n > 0;) {
+        ssize_t w = write(fd, text, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        text += w, n -= (size_t)w;
+    }
     return true;
 }
 
-/* The service's LD_PRELOAD without our drop-in; warns about settings
- * that would override ours. */
-static char *current_preload(const char *root, const char *unit)
+/* Write, sync, rename, sync: systemd never reads half a file, a crash
+ * leaves the old drop-in or the new, and the file is 0644 whatever the
+ * umask.  Everything is relative to the directory opened without
+ * symlinks: nothing lands anywhere else. */
+static int write_dropin(const struct target *t, const char *text)
 {
-    char *value = NULL;
-    bool env_files = false, found = false;
-    for (size_t i = 0; i < N_DIRS && !found; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s%s/%s", root, unit_dirs[i], unit);
-        found = apply_file(path, &value, &env_files);
-    }
-    if (!found)
-        afx_error("note: no unit file for %s under %s; the drop-in takes effect once the unit exists",
-                  unit, *root ? root : "/");
-    struct dropins d;
-    find_dropins(root, unit, &d);
-    for (int i = 0; i < d.count; i++) {
-        int order = strcmp(d.names[i], DROPIN);
-        if (order < 0) {
-            apply_file(d.paths[i], &value, &env_files);
-        } else if (order > 0) {
-            char *later = NULL;
-            bool unused = false;
-            apply_file(d.paths[i], &later, &unused);
-            if (later != NULL)
-                afx_error("warning: %s sets LD_PRELOAD after %s and overrides it; "
-                          "add the library there instead (arenafix path --preload)", d.paths[i], DROPIN);
-            free(later);
-        }
-        free(d.names[i]);
-        free(d.paths[i]);
-    }
-    if (env_files)
-        afx_error("note: %s reads an EnvironmentFile=; if that sets LD_PRELOAD it overrides the "
-                  "drop-in: add the library there as well", unit);
-    return value;
-}
-
-static int write_dropin(const char *dir, const char *path, const char *text)
-{
-    char tmp[PATH_MAX + 64];
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        afx_error("cannot create %s: %s; run as root or use --root", dir, strerror(errno));
+    bool created;
+    int dir = afx_root_dir(&t->root, t->dir, true, &created);
+    if (dir < 0) {
+        char where[2 * PATH_MAX];
+        if (errno == ENOENT)
+            afx_error("%s does not exist; is systemd installed? (or use --root)",
+                      afx_root_path(&t->root, SYSTEM_DIR, where, sizeof where));
         return AFX_EXIT_FAIL;
     }
-    /* Write then rename: systemd never reads half a file. */
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        afx_error("cannot write %s: %s; run as root or use --root", tmp, strerror(errno));
+    if (!not_foreign(t, dir, "enable")) {
+        close(dir);
         return AFX_EXIT_FAIL;
     }
-    bool ok = fputs(text, f) >= 0;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        afx_error("cannot write %s: %s; check the disk and retry", path, strerror(errno));
-        unlink(tmp);
+    char tmp[64];
+    random_name(tmp, sizeof tmp);
+    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && fchmod(fd, 0644) == 0 && write_all(fd, text) && fsync(fd) == 0;
+    int err = errno;
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (ok && renameat(dir, tmp, dir, DROPIN) != 0) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        if (fd >= 0)
+            unlinkat(dir, tmp, 0);
+        afx_error("cannot write %s: %s; check the disk and retry", t->shown, strerror(err));
+        close(dir);
         return AFX_EXIT_FAIL;
+    }
+    fsync(dir);
+    close(dir);
+    if (created && (dir = afx_root_dir(&t->root, SYSTEM_DIR, false, NULL)) >= 0) {
+        fsync(dir);
+        close(dir);
     }
     return AFX_EXIT_OK;
 }
 
-static int enable(const char *root, const char *unit, const char *dir, const char *path, bool dry_run)
+/* ---- what systemd says ------------------------------------------------- */
+
+struct systemd_view {
+    char load_state[64];
+    bool reload_needed;
+    int has_preload;            /* afx_show_preload() */
+    char *preload;
+};
+
+/* The value of name in systemctl show's output, or NULL. */
+static const char *property(const char *text, const char *name)
 {
+    size_t n = strlen(name);
+    for (const char *line = text; line != NULL; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+        if (strncmp(line, name, n) == 0 && line[n] == '=')
+            return line + n + 1;
+    return NULL;
+}
+
+/* `systemctl show` for the unit, read with a time limit.  False after a
+ * message when it could not be asked. */
+static bool ask_systemd(const char *unit, struct systemd_view *v)
+{
+    int out[2];
+    memset(v, 0, sizeof *v);
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        afx_error("cannot ask systemd: %s", strerror(errno));
+        return false;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, STDIN_FILENO);
+        dup2(out[1], STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        setenv("SYSTEMD_PAGER", "cat", 1);
+        setenv("SYSTEMD_COLORS", "0", 1);
+        execlp("systemctl", "systemctl", "show", "--no-pager", "-p", "LoadState", "-p", "NeedDaemonReload",
+               "-p", "Environment", "--", unit, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    const size_t cap = 1 << 20;
+    char *text = malloc(cap);
+    size_t len = 0;
+    bool stuck = false;     /* silent for 30 s, or more than cap bytes */
+    while (pid > 0 && text != NULL && !stuck) {
+        struct pollfd p = { .fd = out[0], .events = POLLIN };
+        int ready = poll(&p, 1, 30000);
+        stuck = ready == 0;
+        ssize_t n = ready > 0 ? read(out[0], text + len, cap - 1 - len) : -1;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        stuck = len == cap - 1;
+    }
+    close(out[0]);
+    int status = 0;
+    if (pid > 0 && (stuck || text == NULL))
+        kill(pid, SIGKILL);
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    bool ok = pid > 0 && text != NULL && !stuck && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok) {
+        afx_error("cannot ask systemd about %s (systemctl show %s); arenafix checks its reading of the unit "
+                  "files against systemd's: retry, or use --root / to go by the files alone", unit,
+                  pid < 0 ? strerror(errno) : stuck ? "did not answer in time" : "failed");
+        free(text);
+        return false;
+    }
+    text[len] = '\0';
+    const char *state = property(text, "LoadState");
+    snprintf(v->load_state, sizeof v->load_state, "%.*s", state ? (int)strcspn(state, "\n") : 0, state ? state : "");
+    const char *reload = property(text, "NeedDaemonReload");
+    v->reload_needed = reload != NULL && strncmp(reload, "yes\n", 4) == 0;
+    v->has_preload = afx_show_preload(text, &v->preload);
+    free(text);
+    if (v->has_preload < 0) {
+        afx_error("cannot read systemd's Environment= for %s; use --root / to go by the files alone", unit);
+        return false;
+    }
+    return true;
+}
+
+static bool systemd_running(const struct target *t)
+{
+    struct stat st;
+    return !t->root_option && afx_root_stat(&t->root, "run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *shown_value(const struct afx_unit_env *e, char *out, size_t size)
+{
+    if (e->state != AFX_ENV_SET)
+        return "unset";
+    char raw[PATH_MAX];
+    snprintf(raw, sizeof raw, "\"%s\"", e->preload);
+    return afx_printable(raw, out, size);
+}
+
+/* The files as read here against systemd's loaded unit: they must
+ * agree, or arenafix's reading is wrong and it writes nothing. */
+static bool agrees_with_systemd(const struct target *t, const struct afx_unit_env *now)
+{
+    struct systemd_view v;
+    if (!ask_systemd(t->unit, &v))
+        return false;
+    bool ok = true;
+    if (strcmp(v.load_state, "loaded") != 0) {
+        afx_error("note: systemd has not loaded %s (LoadState=%s): its files are read as they are", t->unit,
+                  v.load_state);
+    } else if (v.reload_needed) {
+        afx_error("note: %s changed on disk since systemd loaded it (NeedDaemonReload=yes): its files "
+                  "are read as they are now", t->unit);
+    } else {
+        struct afx_unit_env said;
+        afx_unit_env_init(&said);
+        ok = v.has_preload == 0 || afx_unit_env_set(&said, v.preload);
+        if (ok && !afx_unit_env_same(&said, now)) {
+            char a[PATH_MAX], b[PATH_MAX];
+            afx_error("enable: systemd gives %s LD_PRELOAD %s, but arenafix reads %s from its files; "
+                      "arenafix does not guess: write the drop-in by hand (see arenafix(1))", t->unit,
+                      shown_value(&said, a, sizeof a), shown_value(now, b, sizeof b));
+            ok = false;
+        }
+        afx_unit_env_free(&said);
+    }
+    free(v.preload);
+    return ok;
+}
+
+/* ---- enable ------------------------------------------------------------ */
+
+/* What the service's LD_PRELOAD is before our drop-in (*before), with
+ * every file as it is now (*now), and with ours holding value (*after). */
+struct reading {
+    struct afx_unit_files files;
+    struct afx_unit_env before, now;
+};
+
+static void reading_free(struct reading *r)
+{
+    afx_unit_files_free(&r->files);
+    afx_unit_env_free(&r->before);
+    afx_unit_env_free(&r->now);
+}
+
+static bool refuse_unsure(const struct target *t, const struct afx_unit_env *e)
+{
+    if (e->broken[0] != '\0') {
+        afx_error("enable: cannot read %s: %s; fix that first", t->unit, e->broken);
+        return true;
+    }
+    if (e->state == AFX_ENV_UNSURE) {
+        afx_error("enable: cannot tell what LD_PRELOAD %s gets: %s; arenafix does not guess: set it "
+                  "without specifiers, or write the drop-in by hand (see arenafix(1))", t->unit, e->unsure);
+        return true;
+    }
+    return false;
+}
+
+static bool read_unit(const struct target *t, struct reading *r)
+{
+    char where[2 * PATH_MAX];
+    afx_unit_env_init(&r->before);
+    afx_unit_env_init(&r->now);
+    if (!afx_unit_files_find(&t->root, t->unit, DROPIN, &r->files)) {
+        afx_error("enable: cannot tell which files systemd reads for %s: %s", t->unit, r->files.problem);
+        return false;
+    }
+    if (r->files.alias_of[0] != '\0') {
+        char alias[512];
+        afx_error("enable: %s is another name of %s: run arenafix enable %s", t->unit,
+                  afx_printable(r->files.alias_of, alias, sizeof alias), alias);
+        return false;
+    }
+    for (size_t i = 0; i < r->files.nwatched; i++)
+        if (strcmp(r->files.watched[i], t->path) != 0) {
+            afx_error("enable: %s has another drop-in named " DROPIN ", %s, and systemd reads only one "
+                      "of the two: rename it", t->unit,
+                      afx_root_path(&t->root, r->files.watched[i], where, sizeof where));
+            return false;
+        }
+    if (r->files.fragment != NULL)
+        afx_unit_files_apply(&t->root, r->files.fragment, &r->before);
+    for (size_t i = 0; i < r->files.count && strcmp(r->files.dropins[i].name, DROPIN) < 0; i++)
+        afx_unit_files_apply(&t->root, r->files.dropins[i].path, &r->before);
+    if (refuse_unsure(t, &r->before) || !afx_unit_env_copy(&r->now, &r->before))
+        return false;
+    for (size_t i = 0; i < r->files.count; i++)
+        if (strcmp(r->files.dropins[i].name, DROPIN) >= 0)
+            afx_unit_files_apply(&t->root, r->files.dropins[i].path, &r->now);
+    return true;
+}
+
+/* Drop-ins after ours that change LD_PRELOAD again: each is named. */
+static bool warn_later(const struct target *t, const struct reading *r, const char *value)
+{
+    char where[2 * PATH_MAX];
+    struct afx_unit_env with, ours;
+    afx_unit_env_init(&ours);
+    afx_unit_env_init(&with);
+    bool ok = afx_unit_env_set(&ours, value) && afx_unit_env_copy(&with, &ours);
+    for (size_t i = 0; ok && i < r->files.count; i++) {
+        if (strcmp(r->files.dropins[i].name, DROPIN) <= 0)
+            continue;
+        struct afx_unit_env one;
+        if (!afx_unit_env_copy(&one, &ours))
+            break;
+        afx_unit_files_apply(&t->root, r->files.dropins[i].path, &one);
+        afx_unit_files_apply(&t->root, r->files.dropins[i].path, &with);
+        if (one.broken[0] == '\0' && !afx_unit_env_same(&one, &ours))
+            afx_error("warning: %s %s LD_PRELOAD after " DROPIN " and overrides it; add the library "
+                      "there instead (arenafix path --preload)",
+                      afx_root_path(&t->root, r->files.dropins[i].path, where, sizeof where),
+                      one.state == AFX_ENV_UNSURE ? "may set" : "sets");
+        afx_unit_env_free(&one);
+    }
+    if (ok && refuse_unsure(t, &with))
+        ok = false;
+    if (ok && with.environment_files)
+        afx_error("note: %s reads an EnvironmentFile=; if that sets LD_PRELOAD it overrides the "
+                  "drop-in: add the library there as well", t->unit);
+    if (ok && with.unsets_preload)
+        afx_error("warning: %s has UnsetEnvironment= naming LD_PRELOAD, which removes what the "
+                  "drop-in sets", t->unit);
+    afx_unit_env_free(&ours);
+    afx_unit_env_free(&with);
+    return ok;
+}
+
+static int enable(const struct target *t, bool dry_run)
+{
+    if (afx_unit_is_template(t->unit)) {
+        afx_error("enable: %s is a template; give an instance (%.*s@NAME.service): each instance's "
+                  "own drop-ins may give it another LD_PRELOAD", t->unit, (int)(strlen(t->unit) - 9), t->unit);
+        return AFX_EXIT_USAGE;
+    }
     struct afx_library lib;
-    if (!afx_find_library(&lib))
+    if (!afx_find_library(&lib) || !afx_library_trusted(&lib))
         return AFX_EXIT_FAIL;
-    char *existing = current_preload(root, unit);
-    char *list = afx_preload_append(existing, lib.preload, lib.file);
-    char *text = list ? afx_dropin_text(unit, list) : NULL;
-    free(existing);
-    free(list);
+    /* The way to the drop-in is checked before anything is read. */
+    int dir = afx_root_dir(&t->root, t->dir, false, NULL);
+    if (dir < 0 && errno != ENOENT)
+        return AFX_EXIT_FAIL;
+    if (dir >= 0) {
+        bool ok = not_foreign(t, dir, "enable");
+        close(dir);
+        if (!ok)
+            return AFX_EXIT_FAIL;
+    } else if (!dry_run && (dir = afx_root_dir(&t->root, SYSTEM_DIR, false, NULL)) < 0) {
+        char where[2 * PATH_MAX];
+        if (errno == ENOENT)
+            afx_error("%s does not exist; is systemd installed? (or use --root)",
+                      afx_root_path(&t->root, SYSTEM_DIR, where, sizeof where));
+        return AFX_EXIT_FAIL;
+    } else if (dir >= 0) {
+        close(dir);
+    }
+
+    struct reading r;
+    int rc = AFX_EXIT_FAIL;
+    char *list = NULL, *text = NULL;
+    if (!read_unit(t, &r))
+        goto out;
+    if (r.files.fragment == NULL && !r.files.masked)
+        afx_error("note: no unit file for %s under %s; the drop-in takes effect once the unit exists", t->unit,
+                  t->root.host ? "/" : t->root.shown);
+    else if (r.files.masked)
+        afx_error("note: %s is masked; the drop-in takes effect once it is unmasked", t->unit);
+    if (systemd_running(t) && !agrees_with_systemd(t, &r.now))
+        goto out;
+    list = afx_preload_append(r.before.state == AFX_ENV_SET ? r.before.preload : NULL, lib.preload, lib.file);
+    text = list != NULL ? afx_dropin_text(t->unit, list) : NULL;
     if (text == NULL) {
         afx_error("out of memory");
-        return AFX_EXIT_FAIL;
+        goto out;
     }
-    int rc = AFX_EXIT_OK;
+    if (!warn_later(t, &r, list))
+        goto out;
     if (dry_run) {
-        printf("# %s\n%s", path, text);
-    } else if ((rc = write_dropin(dir, path, text)) == AFX_EXIT_OK) {
-        printf("wrote %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", path, unit);
+        printf("# %s\n%s", t->shown, text);
+        rc = AFX_EXIT_OK;
+    } else if ((rc = write_dropin(t, text)) == AFX_EXIT_OK) {
+        printf("wrote %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown, t->unit);
     }
+out:
+    free(list);
     free(text);
+    reading_free(&r);
     return rc;
 }
 
-static int disable(const char *unit, const char *dir, const char *path, bool dry_run)
+/* ---- disable ----------------------------------------------------------- */
+
+static int disable(const struct target *t, bool dry_run)
 {
-    if (access(path, F_OK) != 0) {
-        printf("arenafix is not enabled for %s (no %s): nothing to do\n", unit, path);
-        return AFX_EXIT_OK;
+    int dir = afx_root_dir(&t->root, t->dir, false, NULL);
+    char head[512];
+    size_t len;
+    int found = dir >= 0 ? read_dropin(t, dir, head, sizeof head, &len) : errno == ENOENT ? 0 : -1;
+    if (found <= 0) {
+        if (dir >= 0)
+            close(dir);
+        if (found == 0)
+            printf("arenafix is not enabled for %s (no %s): nothing to do\n", t->unit, t->shown);
+        return found == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
     }
-    if (dry_run) {
-        printf("would remove %s\n", path);
-        return AFX_EXIT_OK;
-    }
-    if (unlink(path) != 0) {
-        afx_error("cannot remove %s: %s; run as root or use --root", path, strerror(errno));
+    if (!afx_dropin_is_ours(head, len)) {
+        afx_error("disable: %s was not written by arenafix (its first line is not \"%s\"); arenafix "
+                  "leaves it alone: remove it by hand if it should go", t->shown, AFX_DROPIN_HEADER);
+        close(dir);
         return AFX_EXIT_FAIL;
     }
-    rmdir(dir);     /* only if now empty: other drop-ins stay */
-    printf("removed %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", path, unit);
+    if (dry_run) {
+        printf("would remove %s\n", t->shown);
+        close(dir);
+        return AFX_EXIT_OK;
+    }
+    if (unlinkat(dir, DROPIN, 0) != 0) {
+        afx_error("cannot remove %s: %s; run as root or use --root", t->shown, strerror(errno));
+        close(dir);
+        return AFX_EXIT_FAIL;
+    }
+    fsync(dir);
+    close(dir);
+    /* The directory too, if now empty: other drop-ins stay. */
+    int parent = afx_root_dir(&t->root, SYSTEM_DIR, false, NULL);
+    if (parent >= 0) {
+        if (unlinkat(parent, strrchr(t->dir, '/') + 1, AT_REMOVEDIR) == 0)
+            fsync(parent);
+        close(parent);
+    }
+    printf("removed %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown, t->unit);
     return AFX_EXIT_OK;
 }
 
@@ -196,20 +497,15 @@ int afx_cmd_enable(int argc, char **argv, bool on)
         { "root", required_argument, NULL, 'r' },
         { 0 },
     };
-    const char *what = on ? "enable" : "disable";
+    const char *what = on ? "enable" : "disable", *root = NULL;
     bool dry_run = false;
-    char root[PATH_MAX] = "";
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
         if (c == 'n') {
             dry_run = true;
         } else if (c == 'r') {
-            struct stat st;
-            if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode) || realpath(optarg, root) == NULL)
-                afx_usage_error("%s: --root %s: not a directory; give an existing directory", what, optarg);
-            if (strcmp(root, "/") == 0)
-                root[0] = '\0';
+            root = optarg;
         } else {
             afx_usage_error("%s: %s %s; usage: arenafix %s [--dry-run] [--root DIR] UNIT", what,
                             c == ':' ? "missing value for" : "unknown option", argv[optind - 1], what);
@@ -218,23 +514,19 @@ int afx_cmd_enable(int argc, char **argv, bool on)
     if (optind != argc - 1)
         afx_usage_error("%s: %s; usage: arenafix %s [--dry-run] [--root DIR] UNIT", what,
                         optind >= argc ? "no unit given" : "one unit only", what);
-    char unit[256];
-    if (!afx_unit_name(argv[optind], unit, sizeof unit))
+    struct target t = { .root_option = root != NULL };
+    if (!afx_unit_name(argv[optind], t.unit, sizeof t.unit))
         afx_usage_error("%s: %s is not a service unit name; give one such as nginx or nginx.service",
                         what, argv[optind]);
-
-    char dir[PATH_MAX], path[PATH_MAX + 32];
-    snprintf(dir, sizeof dir, "%s/etc/systemd/system/%s.d", root, unit);
-    snprintf(path, sizeof path, "%s/" DROPIN, dir);
-    if (!dry_run && on) {
-        /* The parents of the drop-in directory must exist in a real root;
-         * in a scratch root create them. */
-        char parent[PATH_MAX];
-        snprintf(parent, sizeof parent, "%s/etc/systemd/system", root);
-        if (access(parent, F_OK) != 0) {
-            afx_error("%s does not exist; is systemd installed? (or use --root)", parent);
-            return AFX_EXIT_FAIL;
-        }
-    }
-    return on ? enable(root, unit, dir, path, dry_run) : disable(unit, dir, path, dry_run);
+    char option[32];
+    snprintf(option, sizeof option, "%s: --root", what);
+    int rc = afx_root_open(&t.root, root, option);
+    if (rc != AFX_EXIT_OK)
+        return rc;
+    snprintf(t.dir, sizeof t.dir, SYSTEM_DIR "/%s.d", t.unit);
+    snprintf(t.path, sizeof t.path, "%s/" DROPIN, t.dir);
+    afx_root_path(&t.root, t.path, t.shown, sizeof t.shown);
+    rc = on ? enable(&t, dry_run) : disable(&t, dry_run);
+    afx_root_close(&t.root);
+    return rc;
 }

@@ -19,14 +19,38 @@ static bool latched_total(long arenas, long online)
     return arenas == ARENAS_PER_CPU + 1 || (arenas > 0 && arenas % ARENAS_PER_CPU == 0);
 }
 
+/* What to do about a process the bug hit or may hit. */
+static const char *advice(const struct afx_process_facts *f)
+{
+    if (!f->arenafix)
+        return "restart it under arenafix";
+    switch (f->mode) {
+    case AFX_MODE_OFF:
+        return "libarenafix is loaded with ARENAFIX_MODE=off: restart it without that setting";
+    case AFX_MODE_TOUCH:
+        return "libarenafix is loaded in touch mode, which cannot widen a mask narrowed before it "
+               "loaded (taskset, a cpuset): restart it with ARENAFIX_MODE=mallopt, the default";
+    default:
+        return "libarenafix is loaded, but glibc fixed its limit before the library acted (loaded "
+               "late, or threads it does not see came first): restart it with the library preloaded "
+               "and ARENAFIX_EAGER=1 (arenafix --eager)";
+    }
+}
+
 enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size)
 {
+    bool active = f->arenafix && f->mode != AFX_MODE_OFF;
     if (f->foreign != NULL) {
         snprintf(why, size, "malloc comes from %s: glibc's arena limit does not apply", f->foreign);
         return AFX_FINE;
     }
     if (f->user_limit) {
         snprintf(why, size, "the arena limit is set in its environment: the bug does not apply");
+        return AFX_FINE;
+    }
+    if (active && f->mode != AFX_MODE_TOUCH && f->arenafix_max > 0) {
+        snprintf(why, size, "libarenafix sets the arena limit to %ld (ARENAFIX_ARENA_MAX): the bug does not apply",
+                 f->arenafix_max);
         return AFX_FINE;
     }
     if (f->glibc == AFX_GLIBC_FIXED) {
@@ -36,20 +60,21 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
     if (f->arenas > 0 && f->threads > f->arenas && latched_total(f->arenas, f->online)) {
         snprintf(why, size,
                  "%ld threads share %ld arenas, a limit latched from a narrowed affinity "
-                 "(%ld online CPUs allow %ld); restart it under arenafix",
-                 f->threads, f->arenas, f->online, ARENAS_PER_CPU * f->online);
+                 "(%ld online CPUs allow %ld); %s",
+                 f->threads, f->arenas, f->online, ARENAS_PER_CPU * f->online, advice(f));
         return AFX_HIT;
     }
-    if (f->narrowed > 0 && !f->arenafix) {
+    if (f->narrowed > 0 && !active) {
         snprintf(why, size,
                  "%ld of %ld threads are pinned narrower than the %ld online CPUs, %s glibc, "
-                 "no libarenafix; restart it under arenafix",
+                 "%s; %s",
                  f->narrowed, f->threads, f->online,
-                 f->glibc == AFX_GLIBC_AFFECTED ? "on an affected" : "on a possibly affected");
+                 f->glibc == AFX_GLIBC_AFFECTED ? "on an affected" : "on a possibly affected",
+                 f->arenafix ? "libarenafix off" : "no libarenafix", advice(f));
         return AFX_AT_RISK;
     }
-    if (f->arenafix)
-        snprintf(why, size, "libarenafix is loaded");
+    if (active)
+        snprintf(why, size, "libarenafix is loaded (mode %s)", afx_mode_name(f->mode));
     else
         snprintf(why, size, "no thread is pinned narrower than the online CPUs");
     return AFX_FINE;

@@ -1,9 +1,12 @@
-/* inspect's verdict on a running process.  Pure. */
+/* inspect's verdict on a running process, and the advice that goes with
+ * it.  Pure. */
 #ifndef AFX_VERDICT_H
 #define AFX_VERDICT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "config.h"
 
 enum afx_glibc_state { AFX_GLIBC_UNKNOWN, AFX_GLIBC_AFFECTED, AFX_GLIBC_FIXED };
 enum afx_health { AFX_FINE, AFX_AT_RISK, AFX_HIT };
@@ -14,12 +17,15 @@ struct afx_process_facts {
     long narrowed;              /* threads allowed fewer CPUs than are online */
     long arenas;                /* best count we have, -1 unknown */
     bool arenafix;              /* libarenafix mapped */
+    enum afx_mode mode;         /* the mode it read from the environment */
+    long arenafix_max;          /* its ARENAFIX_ARENA_MAX, 0 if none */
     bool user_limit;            /* MALLOC_ARENA_MAX or the tunable is set */
     const char *foreign;        /* another malloc, or NULL */
     enum afx_glibc_state glibc;
 };
 
-/* Decide, and explain in why (one sentence, no newline). */
+/* Decide, and explain in why (one sentence, no newline): what was seen
+ * and what would help this process, given what it already runs with. */
 enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size);
 
 extern const char *const afx_health_names[];

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -12,13 +13,24 @@
 #include "library.h"
 #include "preload.h"
 
+/* What execvp makes of candidate path: 0 runs it, ENOENT looks further
+ * (nothing there), EACCES looks further but is remembered (a directory,
+ * a file without execute permission). */
+static int candidate(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ENOENT;
+    return S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? 0 : EACCES;
+}
+
 /* Find CMD the way execvp will, so that "not found" and "not
  * executable" are told apart before the exec, with a clear message. */
 static int resolve(const char *cmd, char *out, size_t size)
 {
     if (strchr(cmd, '/') != NULL) {
         snprintf(out, size, "%s", cmd);
-        return access(cmd, F_OK) != 0 ? ENOENT : access(cmd, X_OK) != 0 ? EACCES : 0;
+        return candidate(cmd);
     }
     const char *path = getenv("PATH");
     if (path == NULL)
@@ -26,10 +38,13 @@ static int resolve(const char *cmd, char *out, size_t size)
     int found = ENOENT;
     for (const char *p = path;; p++) {
         size_t len = strcspn(p, ":");
-        snprintf(out, size, "%.*s%s%s", (int)len, p, len ? "/" : "", cmd);
-        if (access(out, X_OK) == 0)
+        /* An empty entry is the current directory, as "./CMD": the
+         * name execvp gets must have a slash, or it searches again. */
+        snprintf(out, size, "%.*s/%s", len ? (int)len : 1, len ? p : ".", cmd);
+        int err = candidate(out);
+        if (err == 0)
             return 0;
-        if (access(out, F_OK) == 0)
+        if (err == EACCES)
             found = EACCES;
         p += len;
         if (*p == '\0')
@@ -139,8 +154,9 @@ int afx_cmd_wrap(int argc, char **argv)
     free(list);
 
     /* exec, no fork: CMD keeps our PID, gets its signals, and its exit
-     * status is ours. */
-    execv(path, argv + optind);
+     * status is ours.  execvp with a path runs it as execv does, and
+     * hands a script without "#!" to the shell, as from PATH. */
+    execvp(path, argv + optind);
     afx_error("cannot run %s: %s", path, strerror(errno));
     return errno == ENOENT ? AFX_EXIT_NOT_FOUND : AFX_EXIT_CANNOT_EXEC;
 }

@@ -40,6 +40,8 @@ Suite *wrap_suite(void);
 Suite *probe_suite(void);
 Suite *inspect_suite(void);
 Suite *enable_suite(void);
+Suite *unitfile_suite(void);
 Suite *pure_suite(void);
+Suite *hostile_suite(void);
 
 #endif

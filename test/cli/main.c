@@ -6,10 +6,12 @@
 int main(void)
 {
     SRunner *sr = srunner_create(pure_suite());
+    srunner_add_suite(sr, hostile_suite());
     srunner_add_suite(sr, wrap_suite());
     srunner_add_suite(sr, probe_suite());
     srunner_add_suite(sr, inspect_suite());
     srunner_add_suite(sr, enable_suite());
+    srunner_add_suite(sr, unitfile_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

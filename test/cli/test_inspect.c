@@ -1,11 +1,17 @@
 /* arenafix inspect against live processes whose arena count malloc_info
  * has told us. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -17,7 +23,7 @@ struct live {
 };
 
 /* Start argv, read its "arenas=N" line; it waits until stdin closes. */
-static void live_start(struct live *l, const char *preload, const char *const *argv)
+static void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv)
 {
     int in[2], out[2];
     ck_assert(pipe(in) == 0 && pipe(out) == 0);
@@ -32,15 +38,26 @@ static void live_start(struct live *l, const char *preload, const char *const *a
             setenv("LD_PRELOAD", preload, 1);
         else
             unsetenv("LD_PRELOAD");
-        execv(argv[0], (char *const *)argv);
+        for (; env != NULL && *env != NULL; env++)
+            putenv((char *)*env);
+        execvp(argv[0], (char *const *)argv);
         _exit(99);
     }
     close(in[0]);
     close(out[1]);
     l->stdin_fd = in[1];
     FILE *f = fdopen(out[0], "r");
-    ck_assert_msg(fscanf(f, "arenas=%d", &l->arenas) == 1, "%s gave no arena count", argv[0]);
+    char line[64] = "";
+    l->arenas = -1;
+    ck_assert_msg(fgets(line, sizeof line, f) != NULL
+                      && (sscanf(line, "arenas=%d", &l->arenas) == 1 || strcmp(line, "ready\n") == 0),
+                  "%s did not start: %s", argv[0], line);
     fclose(f);
+}
+
+static void live_start(struct live *l, const char *preload, const char *const *argv)
+{
+    live_start_env(l, preload, NULL, argv);
 }
 
 static void live_stop(struct live *l)
@@ -236,6 +253,321 @@ START_TEST(permission_denied)
 }
 END_TEST
 
+/* ---- what a hostile process controls --------------------------------- */
+
+/* A JSON string at *p, as afx_json_quote may write it: ASCII only. */
+static bool json_string(const char **p)
+{
+    if (*(*p)++ != '"')
+        return false;
+    for (;;) {
+        unsigned char c = (unsigned char)*(*p)++;
+        if (c == '"')
+            return true;
+        if (c < 0x20 || c > 0x7e)
+            return false;
+        if (c != '\\')
+            continue;
+        c = (unsigned char)*(*p)++;
+        if (c == 'u') {
+            for (int i = 0; i < 4; i++, (*p)++)
+                if (strchr("0123456789abcdefABCDEF", **p) == NULL || **p == '\0')
+                    return false;
+        } else if (strchr("\"\\/bfnrt", c) == NULL || c == '\0') {
+            return false;
+        }
+    }
+}
+
+/* The report is one flat JSON object, every byte of it ASCII. */
+static bool json_valid(const char *s)
+{
+    const char *p = s;
+    if (*p++ != '{')
+        return false;
+    for (;;) {
+        if (!json_string(&p) || *p++ != ':')
+            return false;
+        if (*p == '"') {
+            if (!json_string(&p))
+                return false;
+        } else if (strncmp(p, "true", 4) == 0 || strncmp(p, "null", 4) == 0) {
+            p += 4;
+        } else if (strncmp(p, "false", 5) == 0) {
+            p += 5;
+        } else {
+            p += *p == '-';
+            if (*p < '0' || *p > '9')
+                return false;
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
+        if (*p == '}')
+            return strcmp(p, "}\n") == 0;
+        if (*p++ != ',')
+            return false;
+    }
+}
+
+/* Nothing a terminal would act on: printable ASCII and newlines. */
+static bool terminal_safe(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p >= 0x7f)
+            return false;
+    return true;
+}
+
+static char scratch[PATH_MAX];
+
+static void scratch_dir(void)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/arenafix-inspect-XXXXXX");
+    ck_assert(mkdtemp(scratch) != NULL);
+}
+
+static void scratch_remove(void)
+{
+    struct run r;
+    run(&r, NULL, ARGV("rm", "-rf", scratch));
+    run_free(&r);
+}
+
+/* A copy of a file, as code a hostile process maps. */
+static void copy_file(const char *from, const char *to)
+{
+    struct run r;
+    ck_assert_int_eq(run(&r, NULL, ARGV("cp", from, to)), 0);
+    run_free(&r);
+}
+
+/* Its name and its maps hold escape sequences; a file whose name only
+ * starts like jemalloc's is not jemalloc. */
+START_TEST(hostile_names_reach_no_terminal)
+{
+    struct live l;
+    struct run r;
+    char pid[32], decoy[PATH_MAX + 32], dir[PATH_MAX + 32], jemalloc[PATH_MAX + 64];
+    scratch_dir();
+    snprintf(decoy, sizeof decoy, "%s/libjemalloc-is-not-here", scratch);
+    copy_file(test_prog("hostile"), decoy);
+    live_start(&l, NULL, ARGV(test_prog("hostile"), "--name", "\033]52;c;YQ==\a", decoy));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", "--no-probe", pid));
+    live_stop(&l);
+    ck_assert_msg(terminal_safe(r.out) && terminal_safe(r.err), "raw bytes reach the terminal: %s", r.out);
+    ck_assert_msg(strstr(r.out, "(\\033]52;c;YQ==\\007): fine") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "malloc:") == NULL, "a prefix taken for jemalloc: %s", r.out);
+    run_free(&r);
+
+    /* The real name, in a directory named to clear the screen. */
+    snprintf(dir, sizeof dir, "%s/\033[2J\033[H all fine \r", scratch);
+    ck_assert(mkdir(dir, 0755) == 0);
+    snprintf(jemalloc, sizeof jemalloc, "%s/libjemalloc.so.2", dir);
+    copy_file(test_prog("hostile"), jemalloc);
+    live_start(&l, NULL, ARGV(test_prog("hostile"), jemalloc));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", "--no-probe", pid));
+    live_stop(&l);
+    scratch_remove();
+    ck_assert_msg(terminal_safe(r.out), "raw bytes reach the terminal: %s", r.out);
+    ck_assert_msg(strstr(r.out, "/\\033[2J\\033[H all fine \\015/libjemalloc.so.2\n") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "verdict: fine: malloc comes from ") != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* Bytes that are not UTF-8 in its name: the report is still JSON. */
+START_TEST(json_valid_whatever_the_name)
+{
+    struct live l;
+    struct run r;
+    char pid[32];
+    live_start(&l, NULL, ARGV(test_prog("hostile"), "--name", "\xff\xfe\xc3(\x9b" "2J"));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", "--no-probe", pid));
+    live_stop(&l);
+    ck_assert_status(&r, 0);
+    ck_assert_msg(json_valid(r.out), "not JSON: %s", r.out);
+    ck_assert_msg(strstr(r.out, "\"name\":\"\\ufffd\\ufffd\\ufffd(\\ufffd2J\"") != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* 20000 mappings of a file with a 3000-byte path: 60 MB of maps, read
+ * in linear time and in a buffer. */
+START_TEST(maps_read_in_bounded_time_and_memory)
+{
+    char path[PATH_MAX], component[251], copies[16], pid[32];
+    scratch_dir();
+    memset(component, 'd', sizeof component - 1);
+    component[sizeof component - 1] = '\0';
+    int len = snprintf(path, sizeof path, "%s", scratch);
+    for (int i = 0; i < 12; i++) {
+        len += snprintf(path + len, sizeof path - (size_t)len, "/%s", component);
+        ck_assert(mkdir(path, 0755) == 0);
+    }
+    snprintf(path + len, sizeof path - (size_t)len, "/mapped");
+    copy_file(test_prog("hostile"), path);
+    snprintf(copies, sizeof copies, "%d", 20000);
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV(test_prog("hostile"), "--copies", copies, path));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run(&r, NULL, ARGV("timeout", "-k", "1", "30", cli(), "inspect", "--no-probe", pid));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    live_stop(&l);
+    scratch_remove();
+    ck_assert_status(&r, 0);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ck_assert_msg(took < 10, "took %.1f s", took);
+    ck_assert_msg(ru.ru_maxrss < 32 * 1024, "used %ld KiB", ru.ru_maxrss);
+    run_free(&r);
+}
+END_TEST
+
+/* Already under arenafix, in touch mode, under taskset: still hit, and
+ * restarting it under arenafix again would not help. */
+START_TEST(advice_for_a_process_already_under_arenafix)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char lib[PATH_MAX], pid[32];
+    ck_assert(realpath(testlib(), lib) != NULL);
+    struct live l;
+    struct run r;
+    live_start_env(&l, lib, ARGV("ARENAFIX_MODE=touch"),
+                   ARGV("taskset", "-c", "0", affected_loader(g), "--library-path", g,
+                        test_prog("arenawait"), "30", "pinned"));
+    ck_assert_int_eq(l.arenas, 9);
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    ck_assert_status(&r, 3);
+    ck_assert_msg(strstr(r.out, "\"libarenafix_mode\":\"touch\"") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "restart it under arenafix") == NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "ARENAFIX_MODE=mallopt") != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* inspect itself under taskset (a pod's cpuset): the probe still tells. */
+START_TEST(probe_of_its_glibc_under_narrow_affinity)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    struct live l;
+    struct run r;
+    char pid[32];
+    live_start(&l, NULL, ARGV(affected_loader(g), "--library-path", g, test_prog("arenawait"), "4", "pinned"));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV("taskset", "-c", "0", cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    ck_assert_status(&r, 4);
+    ck_assert_msg(strstr(r.out, "\"glibc_state\":\"affected\"") != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* ---- real programs ------------------------------------------------------- */
+
+/* taskset -c 0 xz -T16 on the affected glibc, its input still open: the
+ * arenas inspect counts are the ones malloc_info counts when xz exits.
+ * xz's large zeroed buffers end where heaps could; they are not heaps. */
+static void xz_case(const char *g, const char *lib)
+{
+    char counter[PATH_MAX], report[PATH_MAX], preload[2 * PATH_MAX + 2], pid[32];
+    snprintf(counter, sizeof counter, "%s/../real/countarenas.so", test_prog(""));
+    ck_assert_msg(access(counter, R_OK) == 0, "no %s (make check-cli builds it)", counter);
+    snprintf(report, sizeof report, "/tmp/arenafix-xz-XXXXXX");
+    int fd = mkstemp(report);
+    ck_assert(fd >= 0);
+    close(fd);
+    snprintf(preload, sizeof preload, "%s%s%s", counter, lib ? ":" : "", lib ? lib : "");
+    int in[2];
+    ck_assert(pipe(in) == 0);
+    pid_t xz = fork();
+    ck_assert_int_ge(xz, 0);
+    if (xz == 0) {
+        dup2(in[0], STDIN_FILENO);
+        close(in[1]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        setenv("LD_PRELOAD", preload, 1);
+        setenv("AFX_ARENAS_FILE", report, 1);
+        char loader[PATH_MAX];
+        snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+        execlp("taskset", "taskset", "-c", "0", loader, "--library-path", g, "/usr/bin/xz", "-T16",
+               "--block-size=1MiB", "-c", (char *)NULL);
+        _exit(99);
+    }
+    close(in[0]);
+    static char zeros[1 << 20];
+    for (int i = 0; i < 40; i++)
+        ck_assert(write(in[1], zeros, sizeof zeros) == (ssize_t)sizeof zeros);
+    /* Until its threads stop coming (they live until the input ends). */
+    char task[64];
+    snprintf(task, sizeof task, "/proc/%d/task", (int)xz);
+    int threads = 0, same = 0;
+    for (int i = 0; i < 100 && same < 5; i++) {
+        DIR *d = opendir(task);
+        int n = 0;
+        for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+            n += e->d_name[0] != '.';
+        if (d != NULL)
+            closedir(d);
+        same = n == threads ? same + 1 : 0;
+        threads = n;
+        nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+    }
+    struct run r;
+    snprintf(pid, sizeof pid, "%d", (int)xz);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    close(in[1]);
+    int status;
+    waitpid(xz, &status, 0);
+    FILE *f = fopen(report, "r");
+    int counted = -1;
+    ck_assert(f != NULL && fscanf(f, "arenas=%d", &counted) == 1);
+    fclose(f);
+    unlink(report);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "xz failed: 0x%x", status);
+    ck_assert_msg(threads > 9, "only %d threads", threads);
+    ck_assert_int_eq(json_long(r.out, "arenas_counted"), counted);
+    if (lib == NULL) {
+        ck_assert_int_eq(counted, 9);       /* the bug */
+        ck_assert_status(&r, 3);
+    } else {
+        /* An arena per thread, at most 8 per online CPU: fixed. */
+        long most = 8 * sysconf(_SC_NPROCESSORS_ONLN);
+        ck_assert_int_eq(counted, threads < most ? threads : most);
+        ck_assert_status(&r, 0);
+    }
+    run_free(&r);
+}
+
+START_TEST(xz_counts_match_malloc_info)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    if (access("/usr/bin/xz", X_OK) != 0) {
+        printf("SKIP %s: xz is not installed (apt-get install xz-utils)\n", __func__);
+        return;
+    }
+    char lib[PATH_MAX];
+    ck_assert(realpath(testlib(), lib) != NULL);
+    xz_case(g, NULL);
+    xz_case(g, lib);
+}
+END_TEST
+
 Suite *inspect_suite(void)
 {
     Suite *s = suite_create("inspect");
@@ -249,6 +581,12 @@ Suite *inspect_suite(void)
     tcase_add_test(tc, text_report);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, permission_denied);
+    tcase_add_test(tc, hostile_names_reach_no_terminal);
+    tcase_add_test(tc, json_valid_whatever_the_name);
+    tcase_add_test(tc, maps_read_in_bounded_time_and_memory);
+    tcase_add_test(tc, advice_for_a_process_already_under_arenafix);
+    tcase_add_test(tc, probe_of_its_glibc_under_narrow_affinity);
+    tcase_add_test(tc, xz_counts_match_malloc_info);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,11 @@
 /* arenafix probe, on the system glibc and on an affected one. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -62,6 +67,65 @@ START_TEST(narrow_process_affinity)
 }
 END_TEST
 
+/* The whole probe under taskset (a container's cpuset, a pod with the
+ * static CPU manager): the unpinned threads already show the bug. */
+START_TEST(narrow_affinity_on_affected_glibc)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    struct run r;
+    run(&r, NULL, ARGV("taskset", "-c", "0", cli(), "probe", "--glibc", g));
+    ck_assert_status(&r, 3);
+    ck_assert_msg(strstr(r.out, "verdict: affected: threads allowed 1 of the") != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* Started as "ld.so arenafix probe": /proc/self/exe is the loader then. */
+START_TEST(through_an_explicit_loader)
+{
+    struct run r;
+    run(&r, NULL, ARGV("/lib64/ld-linux-x86-64.so.2", cli(), "probe"));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.out, "verdict: not affected") != NULL, "%s", r.out);
+    run_free(&r);
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char loader[PATH_MAX];
+    snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+    run(&r, NULL, ARGV(loader, "--library-path", g, cli(), "probe", "--glibc", g));
+    ck_assert_status(&r, 3);
+    run_free(&r);
+}
+END_TEST
+
+/* A glibc whose loader never finishes: given up after the deadline. */
+START_TEST(hanging_loader_is_given_up)
+{
+    char dir[] = "/tmp/arenafix-probe-XXXXXX", path[64];
+    ck_assert(mkdtemp(dir) != NULL);
+    struct run r;
+    snprintf(path, sizeof path, "%s/ld-linux-x86-64.so.2", dir);
+    run(&r, NULL, ARGV("cp", test_prog("hostile"), path));
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/hang", dir);
+    fclose(fopen(path, "w"));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run(&r, NULL, ARGV("timeout", "-k", "1", "40", cli(), "probe", "--glibc", dir));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    struct run rm;
+    run(&rm, NULL, ARGV("rm", "-rf", dir));
+    run_free(&rm);
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "did not finish within 10 s") != NULL, "%s", r.err);
+    ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 13);
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     struct run r;
@@ -91,6 +155,9 @@ Suite *probe_suite(void)
     tcase_add_test(tc, affected_glibc_affected);
     tcase_add_test(tc, json);
     tcase_add_test(tc, narrow_process_affinity);
+    tcase_add_test(tc, narrow_affinity_on_affected_glibc);
+    tcase_add_test(tc, through_an_explicit_loader);
+    tcase_add_test(tc, hanging_loader_is_given_up);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
     return s;

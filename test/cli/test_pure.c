@@ -85,16 +85,16 @@ START_TEST(maps_heaps)
         "7f1d78000000-7f1d78021000 rw-p 00000000 00:00 0 \n"          /* heap 3, guard merged */
         "7f1d78021000-7f1d7c001000 ---p 00000000 00:00 0 \n"
         "7f1d80000000-7f1d80100000 r-xp 00000000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
-        "7f1d80200000-7f1d80201000 r--p 00000000 fe:00 8 /opt/x/libarenafix.so\n"
-        "7f1d80300000-7f1d80301000 r--p 00000000 fe:00 9 /lib64/ld-linux-x86-64.so.2\n";
+        "7f1d80200000-7f1d80201000 r-xp 00000000 fe:00 8 /opt/x/libarenafix.so\n"
+        "7f1d80300000-7f1d80301000 r-xp 00000000 fe:00 9 /lib64/ld-linux-x86-64.so.2\n";
     static struct afx_maps m;
     afx_maps_scan(text, &m);
     ck_assert_int_eq(m.heaps, 3);
     ck_assert_uint_eq(m.heap_at[0], 0x7f1d60000000UL);
     ck_assert_uint_eq(m.heap_at[2], 0x7f1d78000000UL);
     ck_assert(m.arenafix);
-    ck_assert_str_eq(m.libc, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-    ck_assert_str_eq(m.loader, "/lib64/ld-linux-x86-64.so.2");
+    ck_assert_str_eq(m.libc.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+    ck_assert_str_eq(m.loader.path, "/lib64/ld-linux-x86-64.so.2");
     ck_assert_str_eq(m.foreign, "");
     afx_maps_scan("", &m);
     ck_assert_int_eq(m.heaps, 0);

@@ -181,6 +181,39 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* Found as execvp finds it: a directory of that name on PATH is
+ * skipped, a script without "#!" runs in the shell. */
+START_TEST(command_found_as_execvp_finds_it)
+{
+    char dir[] = "/tmp/arenafix-path-XXXXXX", path[128], env[300];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/a", dir);
+    ck_assert(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/a/arenafix-test-cmd", dir);
+    ck_assert(mkdir(path, 0755) == 0);      /* a directory named like the command */
+    snprintf(path, sizeof path, "%s/b", dir);
+    ck_assert(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/b/arenafix-test-cmd", dir);
+    FILE *f = fopen(path, "w");
+    fputs("echo found it\n", f);           /* no "#!" */
+    fclose(f);
+    ck_assert(chmod(path, 0755) == 0);
+    snprintf(env, sizeof env, "PATH=%s/a:%s/b:/usr/bin:/bin", dir, dir);
+    struct run r;
+    run(&r, (const char *[]){ env, NULL }, ARGV(cli(), "arenafix-test-cmd"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "found it\n");
+    run_free(&r);
+    /* Only the directory: not executable, as execvp says (126). */
+    snprintf(env, sizeof env, "PATH=%s/a", dir);
+    run(&r, (const char *[]){ env, NULL }, ARGV(cli(), "arenafix-test-cmd"));
+    ck_assert_status(&r, 126);
+    run_free(&r);
+    run(&r, NULL, ARGV("rm", "-rf", dir));
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(path_prints_the_library)
 {
     struct run r;
@@ -250,6 +283,7 @@ Suite *wrap_suite(void)
     tcase_add_test(tc, warns_on_static_program);
     tcase_add_test(tc, warns_on_setuid_program);
     tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, command_found_as_execvp_finds_it);
     tcase_add_test(tc, path_prints_the_library);
     tcase_add_test(tc, library_variable_overrides);
     tcase_add_test(tc, version_and_help);

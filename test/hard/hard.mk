@@ -26,13 +26,13 @@ HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwr
 HARD_SAN   := $(HARD)/asan/libarenafix.so $(HARD)/ubsan/libarenafix.so $(HARD)/tsan/libarenafix.so \
               $(addprefix $(HARD)/asan/,pinwork churn race semantics) $(HARD)/tsan/race $(HARD)/tsan/pinwork \
               $(if $(UNIT_SRC),$(HARD)/asan/unit)
-FUZZ_TARGETS := cpulist tunables config
+FUZZ_TARGETS := cpulist tunables config maps procstatus text unitfile
 FUZZ_BINS := $(if $(FUZZ_CC),$(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%))
 
 .PHONY: check-hard check-fuzz fuzz hard-build
 # The integration tests and their programs (test.mk) run again against
 # the UBSan shim.
-hard-build: $(SHIM_LIB) $(HARD_PROGS) $(HARD_SAN) $(FUZZ_BINS) \
+hard-build: $(SHIM_LIB) $(CLI_BIN) $(HARD_PROGS) $(HARD_SAN) $(FUZZ_BINS) \
             $(if $(INTEG_SRC),$(B)/test/integration $(TEST_PROGS))
 
 $(HARD) $(HARD_BIN) $(HARD)/asan $(HARD)/ubsan $(HARD)/tsan $(FUZZ_DIR):
@@ -69,6 +69,11 @@ $(HARD)/asan/unit: $(UNIT_SRC) $(SHIM_PURE) | $(HARD)/asan
 # ---- fuzz targets (clang's libFuzzer) ---------------------------------
 FUZZ_CFLAGS := $(AFX_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=undefined -Ishim
+# The unit-file reader is the command's: built with its sources.
+$(FUZZ_DIR)/fuzz_unitfile: test/fuzz/fuzz_unitfile.c cli/unitfile.c cli/preload.c cli/unitfile.h \
+                           cli/preload.h | $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icli -o $@ test/fuzz/fuzz_unitfile.c cli/unitfile.c cli/preload.c
+
 $(FUZZ_DIR)/fuzz_%: test/fuzz/fuzz_%.c $(SHIM_PURE) shim/sysparse.h shim/usersettings.h \
                     shim/config.h shim/policy.h | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(SHIM_PURE)

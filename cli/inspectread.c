@@ -1,0 +1,118 @@
+#include "inspectread.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heaps.h"
+#include "procstatus.h"
+#include "readfile.h"
+#include "sysparse.h"
+
+/* The kernel writes a few KiB of status; the environment block is at
+ * most 6 MiB (execve's limit), the auxiliary vector a few hundred
+ * bytes. */
+#define STATUS_MAX (1L << 20)
+#define ENVIRON_MAX (8L << 20)
+#define AUXV_MAX (64L << 10)
+
+static void feed_maps(void *m, const char *piece, size_t len)
+{
+    afx_maps_feed(m, piece, len);
+}
+
+bool afx_read_maps(long pid, struct afx_maps *m)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+    afx_maps_begin(m);
+    if (!afx_read_pieces(path, feed_maps, m))
+        return false;
+    afx_maps_end(m);
+    return true;
+}
+
+void afx_read_threads(long pid, long online, struct afx_threads *t)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
+    *t = (struct afx_threads){ .min_cpus = -1 };
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[400], list[256];
+        snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
+        char *text = afx_slurp_max(path, STATUS_MAX, NULL);
+        if (text == NULL)
+            continue;   /* the thread has just exited */
+        if (afx_status_field(text, "Cpus_allowed_list", list, sizeof list)) {
+            long n = afx_cpulist_count(list);
+            t->count++;
+            if (n > 0 && n < online)
+                t->narrowed++;
+            if (n > 0 && (t->min_cpus < 0 || n < t->min_cpus)) {
+                t->min_cpus = n;
+                snprintf(t->narrowest, sizeof t->narrowest, "%s", list);
+            }
+        }
+        free(text);
+    }
+    closedir(d);
+}
+
+long afx_count_arenas(long pid, const struct afx_maps *m)
+{
+    char path[64];
+    if (m->kept < m->heaps)
+        return -1;
+    snprintf(path, sizeof path, "/proc/%ld/mem", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    long first = 0;
+    for (long i = 0; i < m->kept; i++) {
+        unsigned long words[4];
+        if (pread(fd, words, sizeof words, (off_t)m->heap_at[i]) != (ssize_t)sizeof words) {
+            close(fd);
+            return -1;
+        }
+        struct afx_heap_header h = { words[0], words[1], words[2], words[3] };
+        first += afx_heap_is_first(&h, m->heap_at[i], m->heap_rw[i]);
+    }
+    close(fd);
+    return first + 1;   /* and the main arena */
+}
+
+void afx_read_env(long pid, struct afx_env_facts *env)
+{
+    char path[64];
+    size_t len;
+    snprintf(path, sizeof path, "/proc/%ld/auxv", pid);
+    char *auxv = afx_slurp_max(path, AUXV_MAX, &len);
+    bool secure = auxv != NULL && afx_auxv_secure(auxv, len);
+    free(auxv);
+    snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+    char *text = afx_slurp_max(path, ENVIRON_MAX, &len);
+    if (text == NULL || !afx_environ_facts(text, len, secure, env))
+        afx_environ_facts("", 0, secure, env);
+    free(text);
+}
+
+void afx_in_root(long pid, char *path, size_t size)
+{
+    char link[64], root[PATH_MAX], joined[PATH_MAX + 64];
+    snprintf(link, sizeof link, "/proc/%ld/root", pid);
+    ssize_t n = readlink(link, root, sizeof root - 1);
+    if (n == 1 && root[0] == '/')
+        return;
+    snprintf(joined, sizeof joined, "%s%s", link, path);
+    snprintf(path, size, "%s", joined);
+}

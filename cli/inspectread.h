@@ -1,0 +1,37 @@
+/* What inspect reads from /proc/PID: the thin layer over the pure
+ * parsers, each read bounded in size. */
+#ifndef AFX_INSPECTREAD_H
+#define AFX_INSPECTREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "procenv.h"
+#include "procmaps.h"
+
+/* /proc/PID/maps, fed to the scanner as it is read.  False with errno. */
+bool afx_read_maps(long pid, struct afx_maps *m);
+
+struct afx_threads {
+    long count;                 /* threads whose status could be read */
+    long narrowed;              /* of which allowed fewer than the online CPUs */
+    long min_cpus;              /* the narrowest's CPU count, -1 if none */
+    char narrowest[256];        /* and its Cpus_allowed_list */
+};
+
+void afx_read_threads(long pid, long online, struct afx_threads *t);
+
+/* Arenas from the heap headers in /proc/PID/mem: main's and one per
+ * first heap (heaps.h).  -1 if the memory cannot be read, or not all
+ * heaps were kept. */
+long afx_count_arenas(long pid, const struct afx_maps *m);
+
+/* Its initial environment and auxiliary vector: the settings glibc and
+ * libarenafix took from them (defaults where unreadable). */
+void afx_read_env(long pid, struct afx_env_facts *env);
+
+/* path, inside the process's root, as a path in ours: the process's
+ * own files for a caller with its credentials. */
+void afx_in_root(long pid, char *path, size_t size);
+
+#endif

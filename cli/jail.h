@@ -1,0 +1,41 @@
+/* Running code from another process's files with no more privilege than
+ * that process has: inspect's probe of the glibc a process runs. */
+#ifndef AFX_JAIL_H
+#define AFX_JAIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/resource.h>
+
+#include "procstatus.h"
+
+enum { AFX_JAIL_NS = 6 };   /* cgroup, ipc, net, uts, pid, mnt */
+
+struct afx_jail {
+    bool enter;                 /* take its namespaces, root and credentials */
+    int ns[AFX_JAIL_NS];        /* its namespaces (-1: none such) */
+    int root;                   /* its root directory */
+    struct afx_creds creds;
+    struct rlimit limits[RLIM_NLIMITS];     /* the lower of its and ours */
+};
+
+/* In the caller: what it takes to become process pid, taken through
+ * pidfd (-1 if there is none), which must still name the process when
+ * all is read.  As root, its namespaces, root directory, credentials
+ * and resource limits; otherwise only a process with this command's own
+ * credentials in its mount namespace can be probed.  False with the
+ * reason in err. */
+bool afx_jail_open(struct afx_jail *j, long pid, int pidfd, char *err, size_t size);
+void afx_jail_close(struct afx_jail *j);
+
+/* In a child about to exec: become the process (when j->enter), then
+ * give up what it does not have: every capability, the right to gain
+ * privileges (no_new_privs), the controlling terminal (a new session),
+ * the session keyring, every file descriptor above 2 but keep (left
+ * open across the exec), and most system calls (probefilter.h); a
+ * parent-death signal ties it to its parent.  Entering a PID namespace
+ * takes a fork: the calling process then waits and exits with the new
+ * child's status, and only the child returns.  False with errno set. */
+bool afx_jail_enter(const struct afx_jail *j, int keep);
+
+#endif

@@ -1,0 +1,378 @@
+/* The command's readers of what a process controls (its name, maps,
+ * status, environment, memory), called directly with hostile input,
+ * and the judgements made from them. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "harness.h"
+#include "heaps.h"
+#include "json.h"
+#include "probe.h"
+#include "procenv.h"
+#include "procmaps.h"
+#include "procstatus.h"
+#include "verdict.h"
+
+static char *quoted(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    afx_json_quote(f, s);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(escape_for_the_terminal)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "server", "server" },
+        { "a b", "a b" },
+        { "\033]52;c;YQ==\a", "\\033]52;c;YQ==\\007" },   /* OSC 52: the clipboard */
+        { "\033[2J\r", "\\033[2J\\015" },
+        { "back\\slash", "back\\\\slash" },
+        { "\x7f\x80\xff", "\\177\\200\\377" },
+        { "caf\xc3\xa9", "caf\\303\\251" },
+        { "", "" },
+    };
+    char out[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_str_eq(afx_escape(cases[i].in, out, sizeof out), cases[i].want);
+    /* Cut short at a whole escape, and said so. */
+    ck_assert_str_eq(afx_escape("abcdefghij", out, 8), "abcd...");
+    ck_assert_str_eq(afx_escape("\033\033\033", out, 9), "\\033...");
+    ck_assert_str_eq(afx_escape("abc", out, 4), "abc");
+    ck_assert_str_eq(afx_escape("abcd", out, 4), "...");
+    ck_assert_str_eq(afx_escape("abcd", out, 3), "");
+}
+END_TEST
+
+START_TEST(json_is_ascii_and_valid_whatever_the_bytes)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "caf\xc3\xa9", "\"caf\\u00e9\"" },
+        { "\xe2\x82\xac", "\"\\u20ac\"" },
+        { "\xf0\x9f\x98\x80", "\"\\ud83d\\ude00\"" },           /* above U+FFFF: a pair */
+        { "\xff", "\"\\ufffd\"" },
+        { "a\xffz", "\"a\\ufffdz\"" },
+        { "\xc0\xaf", "\"\\ufffd\\ufffd\"" },                  /* overlong: never well-formed */
+        { "\xe0\x80\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
+        { "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },       /* a surrogate */
+        { "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* past U+10FFFF */
+        { "\xe2\x82", "\"\\ufffd\"" },                         /* cut short: one maximal subpart */
+        { "\xe2\x82z", "\"\\ufffdz\"" },
+        { "\xf0\x9f\x98", "\"\\ufffd\"" },
+        { "\x1b[2J\x7f", "\"\\u001b[2J\\u007f\"" },
+        { "\xc2\x9b", "\"\\u009b\"" },                         /* C1 CSI, as an escape */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = quoted(cases[i].in);
+        ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: got %s, want %s", i, got, cases[i].want);
+        free(got);
+    }
+}
+END_TEST
+
+START_TEST(library_names_are_exact)
+{
+    static const struct {
+        const char *path;
+        enum afx_lib kind;
+    } cases[] = {
+        { "/usr/lib/x86_64-linux-gnu/libc.so.6", AFX_LIB_LIBC },
+        { "/usr/lib/x86_64-linux-gnu/libc.so.6 (deleted)", AFX_LIB_LIBC },
+        { "/lib/x86_64-linux-gnu/libc-2.31.so", AFX_LIB_LIBC },
+        { "/usr/lib64/ld-linux-x86-64.so.2", AFX_LIB_LOADER },
+        { "/lib/ld-linux-aarch64.so.1", AFX_LIB_LOADER },
+        { "/lib/ld-linux.so.2", AFX_LIB_LOADER },
+        { "/lib64/ld64.so.2", AFX_LIB_LOADER },
+        { "/lib/ld-2.31.so", AFX_LIB_LOADER },
+        { "/opt/x/libarenafix.so", AFX_LIB_ARENAFIX },
+        { "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", AFX_LIB_FOREIGN },
+        { "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4.5.9", AFX_LIB_FOREIGN },
+        { "/usr/lib/libmimalloc.so.2.0", AFX_LIB_FOREIGN },
+        /* Names that only start like a library are not it. */
+        { "/tmp/libjemalloc-is-not-here", AFX_LIB_NONE },
+        { "/tmp/libjemalloc.so.2.txt", AFX_LIB_NONE },
+        { "/tmp/libc.so.6.bak", AFX_LIB_NONE },
+        { "/tmp/libc.so.6x", AFX_LIB_NONE },
+        { "/tmp/ld-linux-x86-64.so.2-evil", AFX_LIB_NONE },
+        { "/tmp/ld-linux", AFX_LIB_NONE },
+        { "/tmp/ld.so", AFX_LIB_NONE },
+        { "/tmp/libarenafix.so.conf", AFX_LIB_NONE },
+        { "/tmp/libc-2..so", AFX_LIB_NONE },
+        { "/libc.so.6/evil", AFX_LIB_NONE },
+        { "", AFX_LIB_NONE },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(afx_lib_kind(cases[i].path, strlen(cases[i].path)) == cases[i].kind, "%s",
+                      cases[i].path);
+}
+END_TEST
+
+static struct afx_maps maps;
+
+/* A data file mapped under a library's name is not that library: only
+ * code counts. */
+START_TEST(maps_only_code_is_a_library)
+{
+    afx_maps_scan("10000-11000 r--p 00000000 fe:00 5 /tmp/libjemalloc.so.2\n"
+                  "12000-13000 rw-p 00000000 fe:00 6 /tmp/libarenafix.so\n"
+                  "14000-15000 r--p 00000000 fe:00 7 /tmp/libc.so.6\n"
+                  "7f0000000000-7f0000001000 r-xp 00000000 fe:01 70 /usr/lib/libc.so.6\n",
+                  &maps);
+    ck_assert_str_eq(maps.foreign, "");
+    ck_assert(!maps.arenafix);
+    ck_assert_str_eq(maps.libc.path, "/usr/lib/libc.so.6");
+    ck_assert_uint_eq(maps.libc.start, 0x7f0000000000UL);
+    ck_assert_uint_eq(maps.libc.end, 0x7f0000001000UL);
+    ck_assert_uint_eq(maps.libc.dev_minor, 1);
+    ck_assert_uint_eq(maps.libc.inode, 70);
+}
+END_TEST
+
+START_TEST(maps_lines_are_strict)
+{
+    static const char *const bad[] = {
+        "10000-11000 r--p 00000000 fe:00",          /* no inode */
+        "10000 r--p 00000000 fe:00 5",
+        "11000-10000 r--p 00000000 fe:00 5",        /* ends before it starts */
+        "10000-11000 rwzp 00000000 fe:00 5",
+        "10000-11000 r--p 00000000 fe00 5",
+        "10000-11000 r--p 00000000 fe:00 5x",
+        "1000000000000000000-11000 r--p 00000000 fe:00 5",
+        "10000-11000 r--p 00000000 fe:00 99999999999999999999999",
+        "",
+    };
+    struct afx_map_line l;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!afx_maps_parse_line(bad[i], strlen(bad[i]), &l), "%s", bad[i]);
+    const char *good = "7f1d80000000-7f1d80100000 r-xp 001a2000 fe:01 1234   /a path/with spaces";
+    ck_assert(afx_maps_parse_line(good, strlen(good), &l));
+    ck_assert_uint_eq(l.offset, 0x1a2000);
+    ck_assert_uint_eq(l.dev_major, 0xfe);
+    ck_assert_uint_eq(l.inode, 1234);
+    ck_assert_int_eq((int)l.path_len, 19);
+    ck_assert(strncmp(l.path, "/a path/with spaces", l.path_len) == 0);
+}
+END_TEST
+
+/* However the text is cut, the scan is the same; a line longer than the
+ * kernel writes is not parsed, and nothing is kept from it. */
+START_TEST(maps_in_pieces)
+{
+    static char text[1 << 16];
+    snprintf(text, sizeof text,
+             "7f1d60000000-7f1d60021000 rw-p 00000000 00:00 0 \n"
+             "7f1d60021000-7f1d64000000 ---p 00000000 00:00 0 \n"
+             "7f1d80000000-7f1d80100000 r-xp 00000000 fe:00 7 /usr/lib/libc.so.6\n"
+             "7f1d80300000-7f1d80301000 r-xp 00000000 fe:00 9 /lib64/ld-linux-x86-64.so.2\n"
+             "7f1d84000000-7f1d88000000 rw-p 00000000 00:00 0 \n");
+    size_t len = strlen(text);
+    static struct afx_maps whole;
+    afx_maps_scan(text, &whole);
+    ck_assert_int_eq(whole.heaps, 2);
+    for (size_t step = 1; step < 90; step += 7) {
+        afx_maps_begin(&maps);
+        for (size_t i = 0; i < len; i += step)
+            afx_maps_feed(&maps, text + i, len - i < step ? len - i : step);
+        afx_maps_end(&maps);
+        ck_assert_int_eq(maps.heaps, whole.heaps);
+        ck_assert_uint_eq(maps.heap_at[1], whole.heap_at[1]);
+        ck_assert_str_eq(maps.libc.path, whole.libc.path);
+        ck_assert_str_eq(maps.loader.path, whole.loader.path);
+        ck_assert_int_eq(maps.lines, 5);
+    }
+    /* A line of 100000 bytes named libc.so.6 at its end. */
+    char *huge = malloc(100100);
+    int n = snprintf(huge, 100100, "7f0000000000-7f0000001000 r-xp 00000000 fe:00 7 /");
+    memset(huge + n, 'x', 99990 - (size_t)n);
+    strcpy(huge + 99990, "/libc.so.6\n");
+    afx_maps_scan(huge, &maps);
+    ck_assert_str_eq(maps.libc.path, "");
+    ck_assert_int_eq(maps.bad_lines, 1);
+    free(huge);
+}
+END_TEST
+
+START_TEST(status_credentials)
+{
+    static struct afx_creds c;
+    ck_assert(afx_status_creds("Name:\tx\nUid:\t1000\t1001\t1002\t1003\nGid:\t10\t11\t12\t13\n"
+                               "Groups:\t4 24 27 \n",
+                               &c));
+    ck_assert_uint_eq(c.uid[1], 1001);
+    ck_assert_uint_eq(c.gid[3], 13);
+    ck_assert_uint_eq(c.ngroups, 3);
+    ck_assert_uint_eq(c.groups[2], 27);
+    ck_assert(afx_status_creds("Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nGroups:\n", &c));
+    ck_assert_uint_eq(c.ngroups, 0);
+    static const char *const bad[] = {
+        "Uid:\t0\t0\t0\nGid:\t0\t0\t0\t0\nGroups:\n",           /* three IDs */
+        "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n",                 /* no groups */
+        "Uid:\t0\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nGroups:\n",
+        "Uid:\t4294967295\t0\t0\t0\nGid:\t0\t0\t0\t0\nGroups:\n",
+        "Uid:\t-1\t0\t0\t0\nGid:\t0\t0\t0\t0\nGroups:\n",
+        "Uid:\t0x1\t0\t0\t0\nGid:\t0\t0\t0\t0\nGroups:\n",
+        "Name:\tUid: 0 0 0 0\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!afx_status_creds(bad[i], &c), "%s", bad[i]);
+    char name[16];
+    ck_assert(afx_status_field("Name:\t  \033]52;c;YQ==\a\nState:\tS\n", "Name", name, sizeof name));
+    ck_assert_str_eq(name, "\033]52;c;YQ==\a");
+    ck_assert(!afx_status_field("XName:\tx\n", "Name", name, sizeof name));
+}
+END_TEST
+
+static void env_facts(const char *block, size_t len, bool secure, struct afx_env_facts *f)
+{
+    ck_assert(afx_environ_facts(block, len, secure, f));
+}
+
+START_TEST(environment_as_the_library_reads_it)
+{
+    struct afx_env_facts f;
+    static const char a[] = "PATH=/bin\0ARENAFIX_MODE=touch\0ARENAFIX_MODE=both\0ARENAFIX_ARENA_MAX=9";
+    env_facts(a, sizeof a - 1, false, &f);     /* no NUL after the last */
+    ck_assert_int_eq(f.arenafix.mode, AFX_MODE_TOUCH);      /* the first wins */
+    ck_assert_int_eq(f.arenafix.arena_max, 9);
+    ck_assert(!f.user_limit);
+    env_facts(a, sizeof a - 1, true, &f);      /* secure: ignored */
+    ck_assert_int_eq(f.arenafix.mode, AFX_MODE_MALLOPT);
+    ck_assert_int_eq(f.arenafix.arena_max, 0);
+    static const char b[] = "MALLOC_ARENA_MAX=4\0";
+    env_facts(b, sizeof b - 1, false, &f);
+    ck_assert(f.user_limit);
+    static const char c[] = "GLIBC_TUNABLES=glibc.malloc.arena_max=0x10\0";
+    env_facts(c, sizeof c - 1, false, &f);
+    ck_assert(f.user_limit);
+    env_facts("", 0, false, &f);
+    ck_assert(!f.user_limit);
+
+    unsigned long auxv[] = { 6, 4096, 23, 1, 0, 0 };   /* AT_PAGESZ, AT_SECURE 1, AT_NULL */
+    ck_assert(afx_auxv_secure(auxv, sizeof auxv));
+    auxv[3] = 0;
+    ck_assert(!afx_auxv_secure(auxv, sizeof auxv));
+    ck_assert(!afx_auxv_secure(auxv, 3));
+}
+END_TEST
+
+/* xz's zeroed buffers end where a heap could and were counted as
+ * arenas: a heap's header must be one glibc wrote. */
+START_TEST(heap_headers)
+{
+    const unsigned long at = 0x7f0000000000UL, heap = AFX_HEAP_MAX;
+    struct afx_heap_header glibc236 = { at + 48, 0, 0x21000, 0x21000 };
+    struct afx_heap_header glibc234 = { at + 32, 0, 0x21000, 0x21000 };
+    ck_assert(afx_heap_is_first(&glibc236, at, 0x21000));
+    ck_assert(afx_heap_is_first(&glibc234, at, heap));
+    struct afx_heap_header zero = { 0 };
+    ck_assert(!afx_heap_is_first(&zero, at, heap));
+    struct afx_heap_header h = glibc236;
+    h.prev = at - heap;         /* a later heap of an arena */
+    ck_assert(!afx_heap_is_first(&h, at, heap));
+    h = glibc236;
+    h.ar_ptr = at + 0x10000;    /* its arena far away: not a first heap */
+    ck_assert(!afx_heap_is_first(&h, at, heap));
+    h.ar_ptr = at - 48;
+    ck_assert(!afx_heap_is_first(&h, at, heap));
+    h = glibc236;
+    h.size = 0x22000;           /* more in use than writable */
+    ck_assert(!afx_heap_is_first(&h, at, heap));
+    h = glibc236;
+    ck_assert(!afx_heap_is_first(&h, at, 0x20000));     /* more writable than maps shows */
+    h.size = 0x21001;
+    ck_assert(!afx_heap_is_first(&h, at, heap));
+    h = (struct afx_heap_header){ at + 48, 0, heap, 2 * heap };
+    ck_assert(!afx_heap_is_first(&h, at, 2 * heap));
+}
+END_TEST
+
+/* Under taskset or a cpuset, the free run is itself the proof. */
+START_TEST(probe_judged_under_narrow_affinity)
+{
+    struct afx_probe p = { .online = 2, .threads = 12 };
+    p.free_run = (struct afx_probe_run){ .arenas = 9, .sees = 1 };
+    p.pinned_run = (struct afx_probe_run){ .arenas = 9, .sees = 1 };
+    afx_probe_judge(&p);
+    ck_assert_int_eq(p.verdict, AFX_AFFECTED);
+    ck_assert_msg(strstr(p.reason, "allowed 1 of the 2 online CPUs got 9 arenas") != NULL, "%s", p.reason);
+    /* A fixed glibc under the same affinity. */
+    p.free_run.arenas = p.pinned_run.arenas = 13;
+    afx_probe_judge(&p);
+    ck_assert_int_eq(p.verdict, AFX_NOT_AFFECTED);
+    /* Something else (not 8 per allowed CPU) limits them: cannot tell. */
+    p.free_run.arenas = p.pinned_run.arenas = 5;
+    afx_probe_judge(&p);
+    ck_assert_int_eq(p.verdict, AFX_CANNOT_TELL);
+    /* 4 of 64 CPUs allowed: 32 arenas is 8 x 4, the affinity's. */
+    p = (struct afx_probe){ .online = 64, .threads = 40 };
+    p.free_run = (struct afx_probe_run){ .arenas = 32, .sees = 4 };
+    p.pinned_run = (struct afx_probe_run){ .arenas = 9, .sees = 1 };
+    afx_probe_judge(&p);
+    ck_assert_int_eq(p.verdict, AFX_AFFECTED);
+    /* Every CPU allowed: the free run proves nothing by itself. */
+    p.free_run.sees = 64;
+    afx_probe_judge(&p);
+    ck_assert_int_eq(p.verdict, AFX_CANNOT_TELL);
+}
+END_TEST
+
+/* The advice fits what the process already runs with. */
+START_TEST(advice_for_a_process_under_arenafix)
+{
+    char why[512];
+    struct afx_process_facts f = { .threads = 31, .online = 2, .narrowed = 30, .arenas = 9,
+                                   .glibc = AFX_GLIBC_AFFECTED };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_HIT);
+    ck_assert_msg(strstr(why, "restart it under arenafix") != NULL, "%s", why);
+    f.arenafix = true;
+    f.mode = AFX_MODE_TOUCH;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_HIT);
+    ck_assert_msg(strstr(why, "restart it under arenafix") == NULL, "%s", why);
+    ck_assert_msg(strstr(why, "ARENAFIX_MODE=mallopt") != NULL, "%s", why);
+    f.mode = AFX_MODE_OFF;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_HIT);
+    ck_assert_msg(strstr(why, "without that setting") != NULL, "%s", why);
+    f.mode = AFX_MODE_MALLOPT;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_HIT);
+    ck_assert_msg(strstr(why, "ARENAFIX_EAGER=1") != NULL, "%s", why);
+    f.arenafix_max = 9;         /* the user's own choice of limit */
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+    /* Loaded but off, pinned, not hit yet: at risk, and why. */
+    f = (struct afx_process_facts){ .threads = 5, .online = 2, .narrowed = 4, .arenas = 5,
+                                    .arenafix = true, .mode = AFX_MODE_OFF };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_AT_RISK);
+    ck_assert_msg(strstr(why, "ARENAFIX_MODE=off") != NULL, "%s", why);
+    f.mode = AFX_MODE_BOTH;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+    ck_assert_msg(strstr(why, "mode both") != NULL, "%s", why);
+}
+END_TEST
+
+Suite *hostile_suite(void)
+{
+    Suite *s = suite_create("hostile input");
+    TCase *tc = tcase_create("readers");
+    tcase_add_test(tc, escape_for_the_terminal);
+    tcase_add_test(tc, json_is_ascii_and_valid_whatever_the_bytes);
+    tcase_add_test(tc, library_names_are_exact);
+    tcase_add_test(tc, maps_only_code_is_a_library);
+    tcase_add_test(tc, maps_lines_are_strict);
+    tcase_add_test(tc, maps_in_pieces);
+    tcase_add_test(tc, status_credentials);
+    tcase_add_test(tc, environment_as_the_library_reads_it);
+    tcase_add_test(tc, heap_headers);
+    tcase_add_test(tc, probe_judged_under_narrow_affinity);
+    tcase_add_test(tc, advice_for_a_process_under_arenafix);
+    suite_add_tcase(s, tc);
+    return s;
+}

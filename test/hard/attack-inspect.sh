@@ -1,0 +1,201 @@
+# Sourced by test/hard/run.sh: `arenafix inspect`, run as root, against a
+# process a local attacker controls (docs/hardening.md, threat model).
+# Each property makes a throwaway user, runs test/cli/hostile.c as that
+# user (static: the only libc and ld.so in its maps are files it
+# chose), runs root's command against it, and removes the user, its
+# files and its processes whatever happens.
+
+CLI=${AFX_CLI:-$(dirname "$TEST_BIN")/cli/arenafix}
+
+# Make the attacker: $ATTACKER (name), $AUID, $AGID, and $HOME_DIR, a
+# directory of its own; a trap undoes it all.
+attacker() {
+    [ "$(id -u)" = 0 ] || skip "needs root to make a user and to run the command as root"
+    if ! command -v useradd >/dev/null || ! command -v userdel >/dev/null; then
+        skip "no useradd (passwd)"
+    fi
+    if [ ! -x "$TEST_BIN/hostile" ] || [ ! -x "$CLI" ]; then
+        skip "build/test/hostile or the command not built"
+    fi
+    ATTACKER=afx-attack-$BASHPID
+    APIDS=()
+    HOME_DIR=
+    trap attacker_gone EXIT
+    useradd --system --no-create-home --user-group --shell /usr/sbin/nologin "$ATTACKER" \
+        || die "useradd $ATTACKER"
+    AUID=$(id -u "$ATTACKER") AGID=$(id -g "$ATTACKER")
+    HOME_DIR=$(mktemp -d "$TMP/attacker.XXXXXX") || die "mktemp"
+    chmod 755 "$HOME_DIR"
+    cp "$TEST_BIN/hostile" "$HOME_DIR/hostile"
+    chown -R "$AUID:$AGID" "$HOME_DIR"
+}
+
+attacker_gone() {
+    local pid
+    for pid in "${APIDS[@]}" $(strays); do kill -KILL "$pid" 2>/dev/null; done
+    for pid in "${APIDS[@]}"; do wait "$pid" 2>/dev/null; done
+    [ -z "$HOME_DIR" ] || rm -rf "$HOME_DIR"
+    userdel "$ATTACKER" 2>/dev/null
+    getent group "$ATTACKER" >/dev/null && groupdel "$ATTACKER" 2>/dev/null
+    if id -u "$ATTACKER" >/dev/null 2>&1; then
+        echo "FAIL: user $ATTACKER left behind"
+        exit 1
+    fi
+}
+
+# as_attacker CMD...: run as the attacker, no supplementary groups.
+as_attacker() { setpriv --reuid="$AUID" --regid="$AGID" --clear-groups "$@"; }
+
+# hostile ARGS...: start test/cli/hostile as the attacker; its PID in $HPID
+# (setpriv execs it: not through a function, which would fork a shell).
+hostile() {
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups "$HOME_DIR/hostile" --pause "$@" \
+        >"$HOME_DIR/hostile.out" 2>&1 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do
+        grep -q '^ready' "$HOME_DIR/hostile.out" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    cat "$HOME_DIR/hostile.out"
+    die "the hostile process did not start"
+}
+
+# Root's command, on a terminal of its own (as an operator's): out in $1.
+on_terminal() {
+    local out=$1
+    shift
+    # shellcheck disable=SC2016
+    t script -qec "$(printf '%q ' "$@")" /dev/null >"$out" 2>&1
+    rc=$?
+    tr -d '\r' <"$out" >"$out.lines" && mv "$out.lines" "$out"
+}
+
+# Processes of the attacker's other than those the test started.
+strays() {
+    local pid mine p
+    [ -n "${AUID:-}" ] || return 0
+    for pid in $(pgrep -u "$AUID"); do
+        mine=0
+        for p in "${APIDS[@]}"; do [ "$pid" = "$p" ] && mine=1; done
+        [ $mine = 1 ] || echo "$pid"
+    done
+}
+
+# Item: inspect ran the ld.so the process mapped, as root.  Now its code
+# runs with the process's IDs, no capability, no_new_privs, a system
+# call filter, its own session and no environment; it cannot create a
+# file or a process.
+p_attack_probe_jail() {
+    attacker
+    cp "$HOME_DIR/hostile" "$HOME_DIR/ld-linux-x86-64.so.2"
+    cp "$HOME_DIR/hostile" "$HOME_DIR/libc.so.6"
+    chown "$AUID:$AGID" "$HOME_DIR"/*
+    hostile "$HOME_DIR/ld-linux-x86-64.so.2" "$HOME_DIR/libc.so.6"
+    on_terminal out "$CLI" inspect "$HPID"
+    cat out
+    [ "$rc" -le 4 ] || die "inspect: exit status $rc"
+    local ids="$AUID/$AUID/$AUID/$AUID" gids="$AGID/$AGID/$AGID/$AGID"
+    grep -q "jail uid=$ids gid=$gids capeff=0000000000000000 capbnd=0000000000000000 nnp=1 seccomp=2 sid=own env=0 tty=no create=no fork=no" out \
+        || die "the process's ld.so ran with more than the process has"
+    [ ! -e "$HOME_DIR/created-by-the-probe" ] || { ls -l "$HOME_DIR"; die "the probe created a file"; }
+    [ -z "$(strays)" ] || die "processes left: $(strays)"
+}
+
+# Its ld.so never returns: inspect gives up after the deadline and
+# leaves nothing running.
+p_attack_probe_deadline() {
+    attacker
+    cp "$HOME_DIR/hostile" "$HOME_DIR/ld-linux-x86-64.so.2"
+    cp "$HOME_DIR/hostile" "$HOME_DIR/libc.so.6"
+    touch "$HOME_DIR/hang"
+    chown "$AUID:$AGID" "$HOME_DIR"/*
+    hostile "$HOME_DIR/ld-linux-x86-64.so.2" "$HOME_DIR/libc.so.6"
+    local start=$SECONDS
+    LIMIT=60 run out err "$CLI" inspect "$HPID"
+    cat out err
+    [ "$rc" -le 4 ] || die "inspect: exit status $rc"
+    [ $((SECONDS - start)) -le 15 ] || die "took $((SECONDS - start)) s"
+    grep -q 'did not finish within 10 s' out || die "no word of the deadline"
+    sleep 0.5
+    [ -z "$(strays)" ] || die "processes left: $(strays)"
+}
+
+# Item: inspect read the file the map named as libc, by name.  The
+# process maps a copy of the real libc, then puts a FIFO, a link to
+# /dev/zero or a 100 GB sparse file where that name was: inspect reads
+# the mapped file itself, in bounded time and memory, even as root.
+p_attack_mapped_libc() {
+    attacker
+    local real=/lib/x86_64-linux-gnu/libc.so.6 want
+    [ -e $real ] || skip "no $real"
+    want=$(grep -ao 'release version [0-9.]*[0-9]' $real | head -1 | sed 's/.* //')
+    [ -n "$want" ] || die "no version in $real"
+    local kind lib
+    for kind in fifo zero sparse mapped-sparse; do
+        lib=$HOME_DIR/$kind/libc.so.6
+        mkdir "$HOME_DIR/$kind" && chown "$AUID:$AGID" "$HOME_DIR/$kind"
+        if [ $kind = mapped-sparse ]; then
+            # The mapped file itself is 100 GB, its banner at the start.
+            as_attacker sh -c "printf 'GNU C Library release version 9.99.\n' >'$lib' && truncate -s 100G '$lib'"
+            want=9.99
+        else
+            as_attacker cp $real "$lib"
+        fi
+        hostile "$lib"
+        if [ $kind != mapped-sparse ]; then
+            as_attacker rm "$lib"
+            case $kind in
+            fifo) as_attacker mkfifo "$lib (deleted)" ;;
+            zero) as_attacker ln -s /dev/zero "$lib (deleted)" ;;
+            sparse) as_attacker truncate -s 100G "$lib (deleted)" ;;
+            esac
+        fi
+        grep -q "$kind/libc.so.6" "/proc/$HPID/maps" || die "$kind: not mapped"
+        LIMIT=20 run out err prlimit --as=$((512 << 20)) -- "$CLI" inspect --json --no-probe "$HPID"
+        cat out err
+        [ "$rc" -le 4 ] || die "$kind: exit status $rc"
+        grep -q "\"glibc\":\"$want\"" out || die "$kind: not the mapped file's version ($want)"
+        kill -KILL "$HPID"
+        wait "$HPID" 2>/dev/null
+    done
+    return 0
+}
+
+# Items: escape sequences in its name and in a mapped file's path reach
+# no terminal; a name that only starts like jemalloc's is not jemalloc;
+# bytes that are not UTF-8 leave the JSON valid.
+p_attack_names() {
+    attacker
+    local dir=$HOME_DIR/$'\e[2J\e[H all fine \r'
+    mkdir "$dir" && cp "$HOME_DIR/hostile" "$dir/libjemalloc.so.2" \
+        && cp "$HOME_DIR/hostile" "$HOME_DIR/libjemalloc-is-not-here" || die "files"
+    chown -R "$AUID:$AGID" "$HOME_DIR"
+    hostile --name $'\e]52;c;YQ==\a' "$HOME_DIR/libjemalloc-is-not-here"
+    on_terminal out "$CLI" inspect --no-probe "$HPID"
+    cat -v out
+    [ "$rc" -le 4 ] || die "exit status $rc"
+    ! LC_ALL=C grep -q $'[^\t -~]' out || die "bytes a terminal acts on reach it"
+    grep -qF '(\033]52;c;YQ==\007): fine' out || die "the name is not shown escaped"
+    ! grep -q 'malloc:' out || die "a file named libjemalloc-... taken for jemalloc"
+
+    hostile "$dir/libjemalloc.so.2"
+    on_terminal out "$CLI" inspect --no-probe "$HPID"
+    cat -v out
+    ! LC_ALL=C grep -q $'[^\t -~]' out || die "bytes a terminal acts on reach it"
+    grep -qF '/\033[2J\033[H all fine \015/libjemalloc.so.2' out || die "the path is not shown escaped"
+
+    hostile --name $'\xff\xfe\xc3(\x9b2J'
+    run out err "$CLI" inspect --json --no-probe "$HPID"
+    cat out
+    need_rc0 "inspect --json" err
+    ! LC_ALL=C grep -q '[^ -~]' out || die "JSON with bytes outside ASCII"
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' out || die "not JSON"
+    grep -qF '"name":"\ufffd\ufffd\ufffd(\ufffd2J"' out || die "the name is not U+FFFD where it is not UTF-8"
+}
+
+property attack-probe-jail      p_attack_probe_jail
+property attack-probe-deadline  p_attack_probe_deadline
+property attack-mapped-libc     p_attack_mapped_libc
+property attack-names           p_attack_names
