@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "preload.h"
 #include "rootdir.h"
+#include "selfexe.h"
 
 /* Set by cli.mk from the install directories.  AFX_PRELOAD_ENTRY has a
  * literal $LIB when the library sits in the multiarch directory, so
@@ -41,11 +42,11 @@ static bool copy(char *dst, const char *src)
  * this program runs from a directory named cli (the build tree). */
 static bool in_build_tree(char *out)
 {
+    /* Where this program's code is mapped from, not /proc/self/exe,
+     * which names ld.so when the command runs through an explicit one. */
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    if (!afx_self_path(exe, sizeof exe))
         return false;
-    exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash == NULL)
         return false;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -15,15 +16,32 @@ static void feed(void *m, const char *piece, size_t len)
     afx_maps_feed(m, piece, len);
 }
 
-int afx_self_open(void)
+/* The mapping that holds this code. */
+static const struct afx_mapping *self_mapping(void)
 {
     static struct afx_maps maps;
     afx_maps_begin(&maps);
     maps.find = (unsigned long)&afx_self_open;
     if (!afx_read_pieces("/proc/self/maps", feed, &maps))
-        return -1;
+        return NULL;
     afx_maps_end(&maps);
-    const struct afx_mapping *code = &maps.found;
+    return &maps.found;
+}
+
+bool afx_self_path(char *out, size_t size)
+{
+    const struct afx_mapping *code = self_mapping();
+    if (code == NULL || code->path[0] != '/' || strlen(code->path) >= size)
+        return false;
+    memcpy(out, code->path, strlen(code->path) + 1);
+    return true;
+}
+
+int afx_self_open(void)
+{
+    const struct afx_mapping *code = self_mapping();
+    if (code == NULL)
+        return -1;
     if (code->path[0] == '\0') {
         errno = ENOENT;
         return -1;
