@@ -67,17 +67,25 @@ static void read_config(char **envp)
                 afx_config_names[bad], values[bad]);
 }
 
-/* The object that defines malloc, if it is not libc (jemalloc, tcmalloc,
- * mimalloc, a sanitizer): its arenas are not glibc's to size.  Decided
+/* The object that defines malloc, if it is not libc or one of glibc's
+ * own wrappers (jemalloc, tcmalloc, mimalloc, a sanitizer): its arenas
+ * are not glibc's to size.  Decided
  * by the definition, not by dlsym, which returns an executable's
  * canonical PLT entry when the executable takes malloc's address. */
 static const char *foreign_malloc(void)
 {
+    /* glibc's own debugging wrappers forward to its allocator: the
+     * arenas stay glibc's. */
+    static const char *const glibc_wrappers[] = { "libc_malloc_debug.so.0", "libmemusage.so" };
     const char *file;
     bool is_libc;
     if (!afx_first_definer("malloc", (const void *)gnu_get_libc_version, &file, &is_libc)
         || is_libc)
         return NULL;
+    const char *base = strrchr(file, '/') != NULL ? strrchr(file, '/') + 1 : file;
+    for (size_t i = 0; i < sizeof glibc_wrappers / sizeof glibc_wrappers[0]; i++)
+        if (strcmp(base, glibc_wrappers[i]) == 0)
+            return NULL;
     snprintf(foreign_name, sizeof foreign_name, "%s",
              file[0] != '\0' ? file : "the executable");
     return foreign_name;

@@ -234,6 +234,34 @@ START_TEST(neighbour_after_arenafix)
 }
 END_TEST
 
+/* glibc's own malloc wrappers forward to its allocator: the fix applies
+ * behind them (a foreign allocator is tested in test_standdown.c). */
+START_TEST(glibc_malloc_wrappers)
+{
+    const struct glibc *g = afx_proving(0);
+    static const char *const wrappers[] = { "libc_malloc_debug.so.0", "libmemusage.so" };
+    for (int w = 0; w < 2; w++) {
+        char path[512], preload[8192];
+        snprintf(path, sizeof path, "/usr/lib/%s/%s", AFX_MULTIARCH, wrappers[w]);
+        if (access(path, R_OK) != 0) {
+            afx_skip(wrappers[w], "not installed (libc6 ships it)");
+            continue;
+        }
+        snprintf(preload, sizeof preload, "%s:%s", path, afx_testlib);
+        const char *args[] = { "pinned:30", NULL };
+        const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+        afx_run(&c, g, path, NULL, "steps", args);
+        int without = afx_arenas(&c);
+        afx_run(&c, g, preload, env, "steps", args);
+        int with = afx_arenas(&c);
+        printf("fidelity: glibc=%s behind %s: without=%d with=%d\n", g->name, wrappers[w],
+               without, with);
+        ck_assert_msg(strstr(c.err, "not glibc's") == NULL, "%s", c.err);
+        ck_assert_int_eq(with, afx_fixed_arenas(30));
+    }
+}
+END_TEST
+
 /* errno after a successful sched_setaffinity whose first call found
  * /sys unreadable (a failed open inside arenafix): as the caller left
  * it.  Needs a mount namespace, so root. */
@@ -316,6 +344,7 @@ Suite *fidelity_suite(void)
     tcase_add_loop_test(tc, attribute_sets, 0, NKINDS * n);
     tcase_add_loop_test(tc, signal_flood_never_hangs, 0, 3);
     tcase_add_test(tc, neighbour_after_arenafix);
+    tcase_add_test(tc, glibc_malloc_wrappers);
     tcase_add_test(tc, errno_kept_when_sys_is_missing);
     tcase_add_test(tc, verbose_names_the_process);
     tcase_add_test(tc, verbose_to_a_file);
