@@ -194,8 +194,11 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
 /* Whether M_ARENA_MAX is due before this creation.  glibc fixes its
  * limit when a thread needs a new arena while more than arena_test
  * exist, so at least arena_test + 2 threads run then.  Set it two
- * threads earlier, counting the threads arenafix did not see start
- * too: at most arena_test reads of /proc per process. */
+ * threads earlier, counting the threads that run now, those arenafix
+ * did not see start included (/proc).  Threads that came and went hold
+ * no arena, so they do not count; but after 64 x arena_test creations
+ * it is set anyway, which bounds what a program that keeps starting
+ * short-lived threads pays for the reads. */
 static bool due_now(void)
 {
     struct afx_facts f = startup;
@@ -204,7 +207,7 @@ static bool due_now(void)
     long created = atomic_fetch_add(&creations, 1) + 1;
     /* An explicit ARENAFIX_ARENA_MAX is the user's limit, like
      * MALLOC_ARENA_MAX: in force from the first thread on. */
-    if (startup.cfg.arena_max > 0 || created + 1 >= test)
+    if (startup.cfg.arena_max > 0 || created >= 64 * test)
         return true;
     long alive = afx_thread_count();
     return alive < 0 || alive + 1 >= test;

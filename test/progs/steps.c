@@ -12,9 +12,12 @@
  *   aio             a POSIX AIO read (glibc's helper thread)
  *   hidden:N        N threads, started through dlsym on a
  *                   dlopen("libpthread.so.0") handle, malloc and stay
+ *   hidden-pinned:N the same, each pinned first, through a raw system
+ *                   call: nothing of it reaches an interposer
  *   setenv:NAME=V   setenv; unsetenv:NAME; clearenv
- *   keep-errno      sched_setaffinity to the mask it has: must succeed and
- *                   leave errno as it was
+ *   keep-errno      sched_setaffinity to the mask it has, then a
+ *                   pthread_create: both must succeed and leave errno
+ *                   as it was
  *
  * Built a second time without PIE and taking malloc's address (the
  * steps-nopie program), as CPython and node are.
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +48,7 @@ static pthread_t threads[MAX_THREADS];
 static int nthreads;
 static sem_t attached, release;
 static cpu_set_t one_cpu, allowed;
+static char raw_pin;
 
 static void die(const char *what, int err)
 {
@@ -53,7 +58,9 @@ static void die(const char *what, int err)
 
 static void *worker(void *pin)
 {
-    if (pin != NULL && sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0)
+    if (pin == &raw_pin && syscall(SYS_sched_setaffinity, 0, sizeof one_cpu, &one_cpu) != 0)
+        die("sched_setaffinity", errno);
+    if (pin == &one_cpu && sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0)
         die("sched_setaffinity", errno);
     void *volatile p = malloc(200);     /* the first malloc: attaches an arena */
     sem_post(&attached);
@@ -143,6 +150,8 @@ static void step(const char *s)
         start(pthread_create, n, NULL);
     else if (sscanf(s, "hidden:%d", &n) == 1)
         start(hidden_create(), n, NULL);
+    else if (sscanf(s, "hidden-pinned:%d", &n) == 1)
+        start(hidden_create(), n, &raw_pin);
     else if (strcmp(s, "one") == 0) {
         pthread_t t;
         int rc = pthread_create(&t, NULL, once, NULL);
@@ -173,6 +182,13 @@ static void step(const char *s)
             die("sched_setaffinity", errno);
         if (errno != 4242)
             die("errno changed by a successful sched_setaffinity", errno);
+        pthread_t t;
+        int rc = pthread_create(&t, NULL, once, NULL);
+        if (rc != 0)
+            die("pthread_create", rc);
+        if (errno != 4242)
+            die("errno changed by a successful pthread_create", errno);
+        pthread_join(t, NULL);
     }
     else
         die(s, EINVAL);

@@ -16,6 +16,7 @@ START_TEST(tunables_found)
     ck_assert_uint_eq(tunable("glibc.malloc.arena_max=8"), 8);
     ck_assert_uint_eq(tunable("glibc.malloc.tcache_count=0:glibc.malloc.arena_max=32"), 32);
     ck_assert_uint_eq(tunable("glibc.malloc.arena_max=4:glibc.malloc.check=3"), 4);
+    ck_assert_uint_eq(tunable("junk:glibc.malloc.arena_max=8"), 8);
     ck_assert_uint_eq(tunable("glibc.malloc.arena_max=0x10"), 16);
     ck_assert_uint_eq(tunable("glibc.malloc.arena_max=010"), 8);
 }
@@ -55,6 +56,10 @@ START_TEST(numbers_as_dl_strtoul)
     ck_assert_uint_eq(NUM("-1"), ULLONG_MAX);
     ck_assert_uint_eq(NUM("4junk"), 4);
     ck_assert_uint_eq(NUM("0x1F"), 31);
+    ck_assert_uint_eq(NUM("0X1f"), 31);
+    /* glibc saturates a little early: kept, the value is glibc's. */
+    ck_assert_uint_eq(NUM("18446744073709551610"), ULLONG_MAX);
+    ck_assert_uint_eq(NUM("1844674407370955160"), 1844674407370955160ULL);
     ck_assert_uint_eq(NUM("0X"), 0);
     ck_assert_uint_eq(NUM("017"), 15);
     ck_assert_uint_eq(NUM("08"), 0);
@@ -108,7 +113,8 @@ START_TEST(environment_as_glibc_reads_it)
     u = scan(false, "MALLOC_ARENA_TEST=100", "GLIBC_TUNABLES=glibc.malloc.arena_test=50", NULL);
     ck_assert(u.arena_test_from == AFX_FROM_TUNABLES && u.arena_test == 50);
     ck_assert(u.arena_max_from == AFX_UNSET);
-    u = scan(false, "MALLOC_ARENA_MAX", "MALLOC_ARENA_MAXX=3", "XMALLOC_ARENA_MAX=3", NULL);
+    u = scan(false, "MALLOC_ARENA_MAX", "MALLOC_ARENA_MAXX=3", "XMALLOC_ARENA_MAX=3",
+             "MALLOC_ARENA_MAX2=3", NULL);
     ck_assert(u.arena_max_from == AFX_UNSET);
     /* Both are SXID_IGNORE: a secure process applies neither. */
     u = scan(true, "MALLOC_ARENA_MAX=2", "GLIBC_TUNABLES=glibc.malloc.arena_max=3",
