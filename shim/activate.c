@@ -187,7 +187,9 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
     }
     real->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
     atomic_store(&arena_max_value, d.arena_max);
-    atomic_store(&arenas_when_set, f->arenas > 0 ? f->arenas : 1);
+    /* The count the program's later mallopt is compared with. */
+    long arenas = f->arenas >= 0 ? f->arenas : afx_count_arenas();
+    atomic_store(&arenas_when_set, arenas > 0 ? arenas : 1);
     atomic_store(&arena_max_state, SET);
 }
 

@@ -78,7 +78,7 @@ check-shim: $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB
 .PHONY: check-exports
 check: check-exports
 check-exports: $(SHIM_LIB)
-	@expected=test/exports-$(firstword $(subst -, ,$(SHIM_ARCH))).txt; \
+	@mkdir -p $(B)/test; expected=test/exports-$(firstword $(subst -, ,$(SHIM_ARCH))).txt; \
 	if [ ! -f $$expected ]; then echo "SKIP: export list: no $$expected for this architecture"; exit 0; fi; \
 	objdump -T $(SHIM_LIB) | awk '$$4 == ".text" { print $$6, $$7 }' | sort > $(B)/test/exports.txt; \
 	diff -u $$expected $(B)/test/exports.txt && echo "exports: ok (only the interposers)"

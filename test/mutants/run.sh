@@ -27,7 +27,8 @@
 #   MUTANTS_ALLOW_SURVIVORS=1  exit 0 even when a mutant survived
 #   MUTANTS_CHECK_LIST=1  only check the list against the code (each
 #                     snippet found once), build and run nothing
-#   MUTANTS_MAKE      the make to run (make passes its own)
+#   MUTANTS_MAKE, MUTANTS_CFLAGS  the make to run and the CFLAGS for the
+#                     copy's build (make mutants passes its own)
 #   ARENAFIX_AFFECTED_GLIBC  as for make check (the Makefile's default
 #                     when unset)
 #
@@ -72,13 +73,13 @@ export ARENAFIX_AFFECTED_GLIBC=${ARENAFIX_AFFECTED_GLIBC:-}
 
 ids=() files=() finds=() replaces=() bugs=() equivs=()
 
+# Sets REPLY (no command substitution: it would drop a final newline).
 unescape() {
     local s=$1
     s=${s//\\\\/$'\001'}
     s=${s//\\n/$'\n'}
     s=${s//\\t/$'\t'}
-    s=${s//$'\001'/\\}
-    printf '%s' "$s"
+    REPLY=${s//$'\001'/\\}
 }
 
 list_error() {
@@ -101,8 +102,10 @@ finish_entry() {
     done
     ids+=("${entry[id]}")
     files+=("${entry[file]}")
-    finds+=("$(unescape "${entry[find]}")")
-    replaces+=("$(unescape "${entry[replace]}")")
+    unescape "${entry[find]}"
+    finds+=("$REPLY")
+    unescape "${entry[replace]}"
+    replaces+=("$REPLY")
     bugs+=("${entry[bug]}")
     equivs+=("${entry[equivalent]:-}")
     entry=()

@@ -114,7 +114,7 @@ START_TEST(environment_as_glibc_reads_it)
     ck_assert(u.arena_test_from == AFX_FROM_TUNABLES && u.arena_test == 50);
     ck_assert(u.arena_max_from == AFX_UNSET);
     u = scan(false, "MALLOC_ARENA_MAX", "MALLOC_ARENA_MAXX=3", "XMALLOC_ARENA_MAX=3",
-             "MALLOC_ARENA_MAX2=3", NULL);
+             "MALLOC_ARENA_MAX2=3", "MALLOC_ARENA_MAX_2=3", NULL);
     ck_assert(u.arena_max_from == AFX_UNSET);
     /* Both are SXID_IGNORE: a secure process applies neither. */
     u = scan(true, "MALLOC_ARENA_MAX=2", "GLIBC_TUNABLES=glibc.malloc.arena_max=3",
