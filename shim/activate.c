@@ -53,12 +53,11 @@ static void read_config(char **envp)
     /* Secure-execution processes get the defaults: an unprivileged
      * caller must not steer code running with privileges. */
     if (!startup.secure && envp != NULL) {
+        /* The first of duplicates, as getenv reads them. */
         for (char **e = envp; *e != NULL; e++)
-            for (int v = 0; v < AFX_VAR_COUNT; v++) {
-                size_t n = strlen(afx_config_names[v]);
-                if (strncmp(*e, afx_config_names[v], n) == 0 && (*e)[n] == '=' && values[v] == NULL)
-                    values[v] = *e + n + 1;
-            }
+            for (int v = 0; v < AFX_VAR_COUNT; v++)
+                if (values[v] == NULL)
+                    values[v] = afx_env_value(*e, afx_config_names[v]);
     }
     int bad = afx_config_parse(&startup.cfg, values);
     afx_log_setup(NULL, startup.cfg.log);

@@ -114,8 +114,7 @@ bool afx_env_arena_max(const char *value, unsigned long *out)
     return value != NULL && afx_tunable_number(value, strlen(value), out);
 }
 
-/* NAME=... with exactly this NAME: the value, else NULL. */
-static const char *value_of(const char *entry, const char *name)
+const char *afx_env_value(const char *entry, const char *name)
 {
     size_t n = strlen(name);
     return strncmp(entry, name, n) == 0 && entry[n] == '=' ? entry + n + 1 : NULL;
@@ -134,15 +133,15 @@ static void scan(char *const *envp, struct afx_user_settings *out, bool before_c
     for (; *envp != NULL; envp++) {
         const char *v;
         unsigned long n;
-        if ((v = value_of(*envp, "GLIBC_TUNABLES")) != NULL) {
+        if ((v = afx_env_value(*envp, "GLIBC_TUNABLES")) != NULL) {
             if (tunables_get(v, "glibc.malloc.arena_max", &n, before_cve_fix))
                 set(&out->arena_max_from, &out->arena_max, AFX_FROM_TUNABLES, n);
             if (tunables_get(v, "glibc.malloc.arena_test", &n, before_cve_fix))
                 set(&out->arena_test_from, &out->arena_test, AFX_FROM_TUNABLES, n);
-        } else if ((v = value_of(*envp, "MALLOC_ARENA_MAX")) != NULL) {
+        } else if ((v = afx_env_value(*envp, "MALLOC_ARENA_MAX")) != NULL) {
             if (out->arena_max_from == AFX_UNSET && afx_env_arena_max(v, &n))
                 set(&out->arena_max_from, &out->arena_max, AFX_FROM_ENV, n);
-        } else if ((v = value_of(*envp, "MALLOC_ARENA_TEST")) != NULL) {
+        } else if ((v = afx_env_value(*envp, "MALLOC_ARENA_TEST")) != NULL) {
             if (out->arena_test_from == AFX_UNSET && afx_env_arena_max(v, &n))
                 set(&out->arena_test_from, &out->arena_test, AFX_FROM_ENV, n);
         }

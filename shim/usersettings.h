@@ -29,6 +29,9 @@ bool afx_tunables_arena_max(const char *tunables, unsigned long *out);
 /* MALLOC_ARENA_MAX, glibc's older spelling of the same tunable. */
 bool afx_env_arena_max(const char *value, unsigned long *out);
 
+/* ENTRY ("NAME=value") with exactly this NAME: its value, else NULL. */
+const char *afx_env_value(const char *entry, const char *name);
+
 /* Where a setting glibc applied came from. */
 enum afx_origin {
     AFX_UNSET,

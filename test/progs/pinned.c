@@ -132,14 +132,8 @@ int main(int argc, char **argv)
 
     /* Pin to the first CPU this process may use. */
     cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    if (!first_allowed_cpu(&allowed, &one_cpu))
         die("sched_getaffinity", errno);
-    CPU_ZERO(&one_cpu);
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &allowed)) {
-            CPU_SET(c, &one_cpu);
-            break;
-        }
 
     if (strcmp(path, "ctor") == 0) {
         printf("arenas=%d\n", afx_ctor_arenas());

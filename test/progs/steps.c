@@ -203,14 +203,8 @@ void *(*volatile afx_malloc_address)(size_t);
 
 int main(int argc, char **argv)
 {
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    if (!first_allowed_cpu(&allowed, &one_cpu))
         die("sched_getaffinity", errno);
-    CPU_ZERO(&one_cpu);
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &allowed)) {
-            CPU_SET(c, &one_cpu);
-            break;
-        }
 #ifdef AFX_TAKE_MALLOC_ADDRESS
     afx_malloc_address = malloc;
 #endif
