@@ -50,6 +50,9 @@ include shim/shim.mk
 -include test/real/real.mk
 -include test/glibc/glibc.mk
 -include test/mutants/mutants.mk
+-include test/host/host.mk
+-include test/cross/cross.mk
+-include rpm/rpm.mk
 
 # make check runs every suite but the packaging one, which installs
 # packages on the machine (make check-deb; .ci/run runs it too).
