@@ -14,6 +14,7 @@ static const char usage[] =
     "Usage: arenafix [OPTIONS] [--] CMD [ARGS...]   run CMD with libarenafix\n"
     "       arenafix probe [--json] [--glibc DIR]    does this host's glibc have the bug?\n"
     "       arenafix inspect [--json] [--no-probe] PID   diagnose a running process\n"
+    "       arenafix inspect --all [--json] [--no-probe] every process on this host\n"
     "       arenafix enable [--dry-run] [--root DIR] UNIT    add it to a systemd service\n"
     "       arenafix disable [--dry-run] [--root DIR] UNIT   take it out again\n"
     "       arenafix path [--preload]                print the library's path\n"
@@ -27,7 +28,8 @@ static const char usage[] =
     "\n"
     "Exit status: CMD's own; 126 CMD not executable; 127 CMD not found.\n"
     "probe: 0 not affected, 3 affected, 5 cannot tell.  inspect: 0 fine, 3 hit,\n"
-    "4 at risk.  All: 1 failure, 2 usage error.  See arenafix(1).\n";
+    "4 at risk (--all: the worst there).  All: 1 failure, 2 usage error.\n"
+    "See arenafix(1).\n";
 
 int afx_cmd_path(int argc, char **argv)
 {

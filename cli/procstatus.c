@@ -1,5 +1,6 @@
 #include "procstatus.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The line of field name, at its value; NULL if absent. */
@@ -71,4 +72,24 @@ bool afx_status_creds(const char *text, struct afx_creds *c)
     _Static_assert(sizeof(gid_t) == sizeof(unsigned), "gid_t is 32 bits");
     return (p = field(text, "Groups", &len)) != NULL
            && ids(p, len, (unsigned *)c->groups, AFX_MAX_GROUPS, &c->ngroups);
+}
+
+bool afx_stat_flags(const char *text, unsigned long *flags)
+{
+    const char *p = strrchr(text, ')');
+    if (p == NULL || strchr(text, '(') == NULL)
+        return false;
+    p++;
+    /* Six fields come first (state, ppid, pgrp, session, tty_nr,
+     * tpgid), each after one blank; the flags after the next. */
+    for (int i = 0; i < 6; i++) {
+        if (p[0] != ' ' || p[1] == ' ' || p[1] == '\n' || p[1] == '\0')
+            return false;
+        p += 1 + strcspn(p + 1, " \n");
+    }
+    if (p[0] != ' ' || p[1] < '0' || p[1] > '9')
+        return false;
+    char *end;
+    *flags = strtoul(p + 1, &end, 10);
+    return *end == ' ' || *end == '\n' || *end == '\0';
 }

@@ -10,6 +10,14 @@
  * blanks, into out (cut to fit).  False if absent. */
 bool afx_status_field(const char *text, const char *name, char *out, size_t size);
 
+/* The flags field of a /proc/PID/stat text (the ninth; counted after
+ * the last ')', since the name in parentheses may hold anything).
+ * False if the text is not a stat line. */
+bool afx_stat_flags(const char *text, unsigned long *flags);
+
+/* The kernel's PF_KTHREAD in those flags: a kernel thread. */
+#define AFX_PF_KTHREAD 0x00200000UL
+
 #define AFX_MAX_GROUPS 65536    /* the kernel's NGROUPS_MAX */
 
 struct afx_creds {

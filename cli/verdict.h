@@ -30,4 +30,10 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
 
 extern const char *const afx_health_names[];
 
+/* What a glibc version alone says ("2.36", as in its banner): 2.33 and
+ * older and 2.39 and newer count the online CPUs (fixed); 2.34 to
+ * 2.38 may carry the backported fix or not, and anything unparsable
+ * says nothing (unknown).  For judging without running its code. */
+enum afx_glibc_state afx_glibc_state_by_version(const char *version);
+
 #endif

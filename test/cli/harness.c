@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,4 +104,62 @@ const char *testlib(void)
 {
     const char *l = getenv("ARENAFIX_TESTLIB");
     return l != NULL && *l != '\0' ? l : "shim/libarenafix.so";
+}
+
+const char *affected_loader(const char *g)
+{
+    static char loader[PATH_MAX];
+    snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+    return loader;
+}
+
+bool terminal_safe(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p >= 0x7f)
+            return false;
+    return true;
+}
+
+void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv)
+{
+    int in[2], out[2];
+    ck_assert(pipe(in) == 0 && pipe(out) == 0);
+    l->pid = fork();
+    ck_assert_int_ge(l->pid, 0);
+    if (l->pid == 0) {
+        dup2(in[0], STDIN_FILENO);
+        dup2(out[1], STDOUT_FILENO);
+        close(in[1]);
+        close(out[0]);
+        if (preload != NULL)
+            setenv("LD_PRELOAD", preload, 1);
+        else
+            unsetenv("LD_PRELOAD");
+        for (; env != NULL && *env != NULL; env++)
+            putenv((char *)*env);
+        execvp(argv[0], (char *const *)argv);
+        _exit(99);
+    }
+    close(in[0]);
+    close(out[1]);
+    l->stdin_fd = in[1];
+    FILE *f = fdopen(out[0], "r");
+    char line[64] = "";
+    l->arenas = -1;
+    ck_assert_msg(fgets(line, sizeof line, f) != NULL
+                      && (sscanf(line, "arenas=%d", &l->arenas) == 1 || strcmp(line, "ready\n") == 0),
+                  "%s did not start: %s", argv[0], line);
+    fclose(f);
+}
+
+void live_start(struct live *l, const char *preload, const char *const *argv)
+{
+    live_start_env(l, preload, NULL, argv);
+}
+
+void live_stop(struct live *l)
+{
+    close(l->stdin_fd);
+    waitpid(l->pid, NULL, 0);
 }

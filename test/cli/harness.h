@@ -28,6 +28,26 @@ const char *affected_glibc(const char *test);
 /* The library under test, ARENAFIX_TESTLIB. */
 const char *testlib(void);
 
+/* The affected glibc's loader, in its directory g. */
+const char *affected_loader(const char *g);
+
+/* Nothing a terminal would act on: printable ASCII and newlines. */
+bool terminal_safe(const char *s);
+
+/* A test program left running while the command looks at it. */
+struct live {
+    pid_t pid;
+    int stdin_fd;
+    int arenas;     /* malloc_info's count, from inside */
+};
+
+/* Start argv with LD_PRELOAD=preload (NULL: none) and env added
+ * ("NAME=VALUE"), read its "arenas=N" (or "ready") line; it waits
+ * until stdin closes (live_stop). */
+void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv);
+void live_start(struct live *l, const char *preload, const char *const *argv);
+void live_stop(struct live *l);
+
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* Fail with the command's stderr shown. */
@@ -43,5 +63,6 @@ Suite *enable_suite(void);
 Suite *unitfile_suite(void);
 Suite *pure_suite(void);
 Suite *hostile_suite(void);
+Suite *scan_suite(void);
 
 #endif

@@ -10,6 +10,7 @@ int main(void)
     srunner_add_suite(sr, wrap_suite());
     srunner_add_suite(sr, probe_suite());
     srunner_add_suite(sr, inspect_suite());
+    srunner_add_suite(sr, scan_suite());
     srunner_add_suite(sr, enable_suite());
     srunner_add_suite(sr, unitfile_suite());
     srunner_run_all(sr, CK_NORMAL);

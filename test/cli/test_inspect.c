@@ -16,56 +16,6 @@
 
 #include "harness.h"
 
-struct live {
-    pid_t pid;
-    int stdin_fd;
-    int arenas;     /* malloc_info's count, from inside */
-};
-
-/* Start argv, read its "arenas=N" line; it waits until stdin closes. */
-static void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv)
-{
-    int in[2], out[2];
-    ck_assert(pipe(in) == 0 && pipe(out) == 0);
-    l->pid = fork();
-    ck_assert_int_ge(l->pid, 0);
-    if (l->pid == 0) {
-        dup2(in[0], STDIN_FILENO);
-        dup2(out[1], STDOUT_FILENO);
-        close(in[1]);
-        close(out[0]);
-        if (preload != NULL)
-            setenv("LD_PRELOAD", preload, 1);
-        else
-            unsetenv("LD_PRELOAD");
-        for (; env != NULL && *env != NULL; env++)
-            putenv((char *)*env);
-        execvp(argv[0], (char *const *)argv);
-        _exit(99);
-    }
-    close(in[0]);
-    close(out[1]);
-    l->stdin_fd = in[1];
-    FILE *f = fdopen(out[0], "r");
-    char line[64] = "";
-    l->arenas = -1;
-    ck_assert_msg(fgets(line, sizeof line, f) != NULL
-                      && (sscanf(line, "arenas=%d", &l->arenas) == 1 || strcmp(line, "ready\n") == 0),
-                  "%s did not start: %s", argv[0], line);
-    fclose(f);
-}
-
-static void live_start(struct live *l, const char *preload, const char *const *argv)
-{
-    live_start_env(l, preload, NULL, argv);
-}
-
-static void live_stop(struct live *l)
-{
-    close(l->stdin_fd);
-    waitpid(l->pid, NULL, 0);
-}
-
 static void inspect(struct run *r, const struct live *l, const char *opt)
 {
     char pid[32];
@@ -83,13 +33,6 @@ static long json_long(const char *json, const char *key)
     const char *p = strstr(json, k);
     ck_assert_msg(p != NULL, "no %s in %s", key, json);
     return strtol(p + strlen(k), NULL, 10);
-}
-
-static const char *affected_loader(const char *g)
-{
-    static char loader[PATH_MAX];
-    snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
-    return loader;
 }
 
 START_TEST(counts_match_malloc_info)
@@ -307,15 +250,6 @@ static bool json_valid(const char *s)
         if (*p++ != ',')
             return false;
     }
-}
-
-/* Nothing a terminal would act on: printable ASCII and newlines. */
-static bool terminal_safe(const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if ((*p < 0x20 && *p != '\n') || *p >= 0x7f)
-            return false;
-    return true;
 }
 
 static char scratch[PATH_MAX];

@@ -195,7 +195,38 @@ p_attack_names() {
     grep -qF '"name":"\ufffd\ufffd\ufffd(\ufffd2J"' out || die "the name is not U+FFFD where it is not UTF-8"
 }
 
+# Items: inspect --all runs nothing of any process's (its ld.so, were it
+# run, would hang, and as the probe of inspect PID does), lists a pinned
+# one at risk with its name escaped, and leaves nothing behind.
+p_attack_scan() {
+    attacker
+    command -v strace >/dev/null || skip "no strace"
+    [ "$ONLINE" -ge 2 ] || skip "one CPU online: pinning narrows nothing"
+    cp "$HOME_DIR/hostile" "$HOME_DIR/ld-linux-x86-64.so.2"
+    cp "$HOME_DIR/hostile" "$HOME_DIR/libc.so.6"
+    touch "$HOME_DIR/hang"
+    chown "$AUID:$AGID" "$HOME_DIR"/*
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups taskset -c 0 "$HOME_DIR/hostile" --pause --name $'\e]52;c;YQ==\a' \
+        "$HOME_DIR/ld-linux-x86-64.so.2" "$HOME_DIR/libc.so.6" >"$HOME_DIR/hostile.out" 2>&1 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _ start=$SECONDS
+    for _ in $(seq 50); do grep -q '^ready' "$HOME_DIR/hostile.out" && break; sleep 0.1; done
+    LIMIT=30 run out err strace -f -qq -e trace=execve,execveat -o trace "$CLI" inspect --all
+    cat out err
+    [ "$rc" -le 4 ] || die "inspect --all: exit status $rc"
+    [ $((SECONDS - start)) -le 10 ] || die "took $((SECONDS - start)) s"
+    ! LC_ALL=C grep -q $'[^\t -~]' out || die "bytes a terminal acts on reach it"
+    grep -E "^ *$HPID  at risk " out | grep -qF '\033]52;c;YQ==\007 ('"$HOME_DIR"'/hostile): ' \
+        || die "the pinned process is not listed at risk, its name escaped"
+    # The first exec is the command; the others only the host's probe.
+    ! grep -E 'execve(at)?\(' trace | tail -n +2 | grep -vF '["arenafix", "__probe-child", ' || die "ran something else"
+    ! grep -qF "$HOME_DIR" trace || die "ran a file of the process's"
+    [ -z "$(strays)" ] || die "processes left: $(strays)"
+}
+
 property attack-probe-jail      p_attack_probe_jail
 property attack-probe-deadline  p_attack_probe_deadline
 property attack-mapped-libc     p_attack_mapped_libc
 property attack-names           p_attack_names
+property attack-scan            p_attack_scan

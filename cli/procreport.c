@@ -1,0 +1,201 @@
+#include "procreport.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "mappedfile.h"
+#include "readfile.h"
+
+/* The kernel keeps 16 bytes of a name; anything longer is not comm. */
+#define COMM_MAX 4096
+
+/* Versions already read, by the file they were read from: a host's
+ * processes share a few libc files, and each banner may be 16 MiB in.
+ * A file changed in place (its size or times) is read again. */
+struct known_libc {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+    char version[32];
+};
+
+static bool same_file(const struct known_libc *k, const struct stat *st)
+{
+    return k->dev == st->st_dev && k->ino == st->st_ino && k->size == st->st_size
+           && k->mtime.tv_sec == st->st_mtim.tv_sec && k->mtime.tv_nsec == st->st_mtim.tv_nsec
+           && k->ctime.tv_sec == st->st_ctim.tv_sec && k->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* The version in the banner of the open libc fd, read once per file. */
+static bool cached_version(int fd, const struct stat *st, char *out, size_t size)
+{
+    static struct known_libc known[32];
+    static size_t count;
+    for (size_t i = 0; i < count; i++)
+        if (same_file(&known[i], st)) {
+            snprintf(out, size, "%s", known[i].version);
+            return true;
+        }
+    if (!afx_glibc_version(fd, out, size))
+        return false;
+    if (count < sizeof known / sizeof known[0]) {
+        struct known_libc *k = &known[count++];
+        *k = (struct known_libc){ st->st_dev, st->st_ino, st->st_size, st->st_mtim, st->st_ctim, "" };
+        snprintf(k->version, sizeof k->version, "%s", out);
+    }
+    return true;
+}
+
+/* The glibc banner of the libc it has mapped: the mapped file itself,
+ * never a file by the name maps shows. */
+static void glibc_version(struct afx_report *r)
+{
+    struct stat st;
+    snprintf(r->glibc, sizeof r->glibc, "unknown");
+    r->libc_known = false;
+    if (r->maps.libc.path[0] == '\0')
+        return;
+    int fd = afx_mapped_open(r->pid, &r->maps.libc);
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0) {
+        r->libc_known = true;
+        r->libc_dev = st.st_dev;
+        r->libc_ino = st.st_ino;
+        if (!cached_version(fd, &st, r->glibc, sizeof r->glibc))
+            snprintf(r->glibc, sizeof r->glibc, "unknown");
+    }
+    close(fd);
+}
+
+/* Its comm as the kernel holds it (a newline inside is its own; the
+ * last one is the file's). */
+static int read_name(struct afx_report *r)
+{
+    char path[64];
+    size_t len;
+    snprintf(path, sizeof path, "/proc/%ld/comm", r->pid);
+    char *comm = afx_slurp_max(path, COMM_MAX, &len);
+    if (comm == NULL)
+        return errno;
+    if (len > 0 && comm[len - 1] == '\n')
+        comm[--len] = '\0';
+    snprintf(r->name, sizeof r->name, "%s", comm);
+    free(comm);
+    return 0;
+}
+
+/* The kernel's name for its executable: text, never followed. */
+static void read_exe(struct afx_report *r)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/exe", r->pid);
+    ssize_t n = readlink(path, r->exe, sizeof r->exe - 1);
+    r->exe[n > 0 ? n : 0] = '\0';
+}
+
+int afx_report_read(struct afx_report *r, const char **what)
+{
+    /* Held while we read: the PID cannot be reused for another process
+     * without our noticing (jail.c checks it before it runs anything). */
+    r->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)r->pid, 0);
+    if (r->pidfd < 0 && errno == ESRCH) {
+        *what = "comm";
+        return ESRCH;
+    }
+    r->probe_note[0] = '\0';
+    r->state = AFX_GLIBC_UNKNOWN;
+    int err = read_name(r);
+    if (err != 0) {
+        *what = "comm";
+        return err;
+    }
+    read_exe(r);
+    if (!afx_read_maps(r->pid, &r->maps)) {
+        *what = "maps";
+        return errno;
+    }
+    if (r->maps.libc.path[0] == '\0' && r->maps.loader.path[0] == '\0' && r->maps.heaps == 0)
+        snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
+
+    afx_read_threads(r->pid, r->host.online, &r->threads);
+    r->exact = afx_count_arenas(r->pid, &r->maps);
+    afx_read_env(r->pid, &r->env);
+    glibc_version(r);
+    return 0;
+}
+
+bool afx_report_exited(const struct afx_report *r)
+{
+    if (r->pidfd < 0)
+        return kill((pid_t)r->pid, 0) != 0 && errno == ESRCH;
+    /* A pidfd polls readable once the process has exited. */
+    struct pollfd p = { .fd = r->pidfd, .events = POLLIN };
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP)) != 0;
+}
+
+void afx_report_close(struct afx_report *r)
+{
+    if (r->pidfd >= 0)
+        close(r->pidfd);
+    r->pidfd = -1;
+}
+
+void afx_report_judge(struct afx_report *r)
+{
+    struct afx_process_facts facts = {
+        .threads = r->threads.count, .online = r->host.online, .narrowed = r->threads.narrowed,
+        .arenas = r->exact > 0 ? r->exact : r->maps.heaps + 1, .arenafix = r->maps.arenafix,
+        .mode = r->env.arenafix.mode, .arenafix_max = r->env.arenafix.arena_max,
+        .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
+        .glibc = r->state,
+    };
+    r->health = afx_judge_process(&facts, r->why, sizeof r->why);
+}
+
+int afx_health_status(enum afx_health h)
+{
+    return h == AFX_HIT ? AFX_EXIT_AFFECTED : h == AFX_AT_RISK ? AFX_EXIT_AT_RISK : AFX_EXIT_OK;
+}
+
+const char *afx_glibc_state_name(enum afx_glibc_state s)
+{
+    return s == AFX_GLIBC_AFFECTED ? "affected" : s == AFX_GLIBC_FIXED ? "not affected" : "unknown";
+}
+
+void afx_report_json(const struct afx_report *r, FILE *out)
+{
+    struct afx_json j;
+    afx_json_begin(&j, out);
+    afx_json_str(&j, "verdict", afx_health_names[r->health]);
+    afx_json_long(&j, "exit_status", afx_health_status(r->health));
+    afx_json_str(&j, "reason", r->why);
+    afx_json_long(&j, "pid", r->pid);
+    afx_json_str(&j, "name", r->name);
+    afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
+    afx_json_long(&j, "threads", r->threads.count);
+    afx_json_long(&j, "threads_narrowed", r->threads.narrowed);
+    afx_json_long(&j, "online_cpus", r->host.online);
+    afx_json_str(&j, "online_list", r->host.online_list);
+    afx_json_str(&j, "isolated_list", r->host.isolated_list);
+    afx_json_str(&j, "nohz_full_list", r->host.nohz_full_list);
+    afx_json_str(&j, "glibc", r->glibc);
+    afx_json_str(&j, "glibc_state", afx_glibc_state_name(r->state));
+    afx_json_str(&j, "glibc_note", r->probe_note);
+    afx_json_bool(&j, "libarenafix", r->maps.arenafix);
+    afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
+    afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);
+    afx_json_bool(&j, "arena_limit_set", r->env.user_limit);
+    afx_json_long(&j, "arenas_estimated", r->maps.heaps + 1);
+    afx_json_long(&j, "arenas_counted", r->exact);
+    afx_json_end(&j);
+}

@@ -1,0 +1,62 @@
+/* One process as inspect reports it: what /proc/PID shows, read
+ * without running anything, the verdict on it, and its JSON object.
+ * inspect PID adds a probe of the process's glibc; inspect --all does
+ * not (scan.h). */
+#ifndef AFX_PROCREPORT_H
+#define AFX_PROCREPORT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "hostinfo.h"
+#include "inspectread.h"
+#include "procenv.h"
+#include "procmaps.h"
+#include "verdict.h"
+
+struct afx_report {
+    long pid;
+    int pidfd;                  /* -1 where the kernel has none */
+    char name[64];              /* its comm, raw: escape it to print it */
+    char exe[PATH_MAX];         /* where /proc/PID/exe points, "" if unreadable */
+    struct afx_threads threads;
+    struct afx_maps maps;
+    long exact;                 /* arenas from the heap headers, -1 unread */
+    char glibc[32];             /* the version in its libc's banner, or "unknown" */
+    bool libc_known;            /* the libc it maps, as opened: which file */
+    dev_t libc_dev;
+    ino_t libc_ino;
+    enum afx_glibc_state state;
+    char probe_note[400];       /* how state was found; "" until someone says */
+    struct afx_env_facts env;
+    struct afx_host host;
+    enum afx_health health;
+    char why[512];
+};
+
+/* Read process r->pid (r->host already read).  Holds a pidfd from the
+ * start, so that afx_report_exited can tell a process that exited
+ * while it was read.  0, or the errno of the read that failed with the
+ * /proc file it was ("status", "maps") in *what. */
+int afx_report_read(struct afx_report *r, const char **what);
+
+/* True if the process has exited (or is a zombie) since
+ * afx_report_read opened it: what was read may be another's or none. */
+bool afx_report_exited(const struct afx_report *r);
+
+void afx_report_close(struct afx_report *r);
+
+/* Set r->health and r->why from what was read and r->state. */
+void afx_report_judge(struct afx_report *r);
+
+/* inspect's exit status for a verdict: 0 fine, 3 hit, 4 at risk. */
+int afx_health_status(enum afx_health h);
+
+const char *afx_glibc_state_name(enum afx_glibc_state s);
+
+/* The report as one JSON object on a line of its own. */
+void afx_report_json(const struct afx_report *r, FILE *out);
+
+#endif

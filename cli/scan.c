@@ -1,0 +1,319 @@
+/* arenafix inspect --all: every process on the host, read as inspect
+ * reads one (procreport.h), but nothing is ever run for a process: its
+ * glibc is judged by what its mapped libc.so.6 says (its version), or
+ * by one probe of the host's own glibc, run as "arenafix probe" runs it,
+ * when the process maps that very file.  Root runs this over other
+ * users' processes: each may lie about itself, vanish, or refuse to be
+ * read, and none of that stops the scan. */
+#include "scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "escape.h"
+#include "json.h"
+#include "probe.h"
+#include "procreport.h"
+#include "procstatus.h"
+#include "readfile.h"
+#include "selfexe.h"
+
+/* What became of each process.  Listed: a verdict, or unreadable. */
+struct tally {
+    long processes;
+    long verdict[AFX_HIT + 1];  /* by enum afx_health */
+    long fixed;                 /* of the fine: libarenafix active */
+    long unreadable;
+    long gone;                  /* exited before or while it was read */
+    long single;                /* glibc, one thread, fine, no libarenafix */
+    long kernel;
+    long no_glibc;              /* static, another libc, a zombie's empty map */
+    long other_malloc;          /* jemalloc, tcmalloc, mimalloc */
+};
+
+/* The host's glibc as probed once, and which file it is. */
+struct host_glibc {
+    bool probed;
+    dev_t dev;
+    ino_t ino;
+    enum afx_glibc_state state;
+    char note[300];
+};
+
+struct scan {
+    bool json;
+    struct afx_host host;
+    struct host_glibc glibc;
+    struct tally t;
+    long listed;
+};
+
+/* One process at a time: the report is large (its maps). */
+static struct afx_report report;
+
+/* s escaped for the terminal; four buffers in turn, for one printf. */
+static const char *esc(const char *s)
+{
+    static char buf[4][AFX_ESCAPED_SIZE(PATH_MAX)];
+    static int next;
+    return afx_escape(s, buf[next++ % 4], sizeof buf[0]);
+}
+
+/* Probe the glibc this command runs on, which its probe children run on
+ * too: trusted code on the host's glibc, once, with the caller's
+ * privileges.  Not through an explicit loader: the children would not
+ * run on the same libc then. */
+static void probe_host(struct scan *s, bool probe)
+{
+    struct host_glibc *h = &s->glibc;
+    char self[PATH_MAX], err[512];
+    const char *what;
+    struct afx_probe p;
+    *h = (struct host_glibc){ .state = AFX_GLIBC_UNKNOWN };
+    if (!probe) {
+        snprintf(h->note, sizeof h->note, "not probed (--no-probe)");
+        return;
+    }
+    report = (struct afx_report){ .pid = getpid(), .host = s->host };
+    int failed = afx_report_read(&report, &what);
+    afx_report_close(&report);
+    if (failed != 0 || !report.libc_known || !afx_self_path(self, sizeof self) || strcmp(self, report.exe) != 0) {
+        snprintf(h->note, sizeof h->note, "not probed: cannot tell which glibc this command runs on");
+        return;
+    }
+    struct afx_glibc g = { .loader_fd = -1 };
+    if (!afx_probe_glibc(&g, s->host.online, NULL, &p, err, sizeof err)) {
+        snprintf(h->note, sizeof h->note, "the probe of the host's glibc failed: %.200s", err);
+        return;
+    }
+    h->probed = true;
+    h->dev = report.libc_dev;
+    h->ino = report.libc_ino;
+    h->state = p.verdict == AFX_AFFECTED ? AFX_GLIBC_AFFECTED
+               : p.verdict == AFX_NOT_AFFECTED ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
+    snprintf(h->note, sizeof h->note, "the host's glibc, probed once: %s", p.reason);
+}
+
+/* Its glibc's state without running it: the host's probe if it maps the
+ * file probed, else what its version says. */
+static void judge_glibc(struct afx_report *r, const struct host_glibc *h)
+{
+    if (r->probe_note[0] != '\0')
+        return;     /* no glibc mapped */
+    if (h->probed && r->libc_known && r->libc_dev == h->dev && r->libc_ino == h->ino) {
+        r->state = h->state;
+        snprintf(r->probe_note, sizeof r->probe_note, "%s", h->note);
+        return;
+    }
+    r->state = afx_glibc_state_by_version(r->glibc);
+    if (r->state == AFX_GLIBC_FIXED)
+        snprintf(r->probe_note, sizeof r->probe_note,
+                 "not probed: glibc %s counts the online CPUs (the bug is in 2.34 to 2.38)", r->glibc);
+    else
+        snprintf(r->probe_note, sizeof r->probe_note,
+                 "not probed: a glibc %s may carry the fix or not; arenafix inspect PID probes it", r->glibc);
+}
+
+static void text_header(void)
+{
+    printf("%7s  %-10s %7s %6s %6s  %-7s %-8s %s\n", "PID", "VERDICT", "THREADS", "PINNED", "ARENAS", "GLIBC",
+           "ARENAFIX", "NAME (EXECUTABLE): REASON");
+}
+
+/* Objects of the array after the first start with a comma. */
+static void json_next(struct scan *s)
+{
+    if (s->listed++ > 0)
+        putchar(',');
+}
+
+static void list_unreadable(struct scan *s, const struct afx_report *r, const char *why)
+{
+    s->t.unreadable++;
+    if (!s->json) {
+        s->listed++;
+        printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s %s (%s): %s\n", r->pid, "unreadable", "-", "-", "-", "-",
+               "-", esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(why));
+        return;
+    }
+    json_next(s);
+    struct afx_json j;
+    afx_json_begin(&j, stdout);
+    afx_json_str(&j, "verdict", "unreadable");
+    afx_json_raw(&j, "exit_status", "null");
+    afx_json_str(&j, "reason", why);
+    afx_json_long(&j, "pid", r->pid);
+    afx_json_str(&j, "name", r->name[0] ? r->name : NULL);
+    afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
+    afx_json_end(&j);
+}
+
+static void list_judged(struct scan *s, const struct afx_report *r)
+{
+    s->t.verdict[r->health]++;
+    if (r->health == AFX_FINE && r->maps.arenafix && r->env.arenafix.mode != AFX_MODE_OFF)
+        s->t.fixed++;
+    if (s->json) {
+        json_next(s);
+        afx_report_json(r, stdout);
+        return;
+    }
+    s->listed++;
+    char threads[24], pinned[24], arenas[24];
+    snprintf(threads, sizeof threads, "%ld", r->threads.count);
+    snprintf(pinned, sizeof pinned, "%ld", r->threads.narrowed);
+    snprintf(arenas, sizeof arenas, "%ld", r->exact > 0 ? r->exact : r->maps.heaps + 1);
+    printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s %s (%s): %s\n", r->pid, afx_health_names[r->health], threads,
+           pinned, arenas, esc(r->glibc), r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
+           esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(r->why));
+}
+
+static bool is_kernel_thread(long pid, int *err)
+{
+    char path[64];
+    unsigned long flags;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    char *stat = afx_slurp_max(path, 64L << 10, NULL);
+    *err = stat == NULL ? errno : 0;
+    bool kernel = stat != NULL && afx_stat_flags(stat, &flags) && (flags & AFX_PF_KTHREAD) != 0;
+    free(stat);
+    return kernel;
+}
+
+static bool gone(int err)
+{
+    return err == ENOENT || err == ESRCH;
+}
+
+static void scan_one(struct scan *s, long pid)
+{
+    struct afx_report *r = &report;
+    const char *what = "stat";
+    char why[200];
+    int err;
+    s->t.processes++;
+    *r = (struct afx_report){ .pid = pid, .pidfd = -1, .host = s->host };
+    if (is_kernel_thread(pid, &err)) {
+        s->t.kernel++;
+        return;
+    }
+    if (err == 0)
+        err = afx_report_read(r, &what);
+    bool exited = gone(err) || afx_report_exited(r);
+    afx_report_close(r);
+    if (exited) {
+        s->t.gone++;
+        return;
+    }
+    if (err != 0) {
+        if (err == EACCES || err == EPERM)
+            snprintf(why, sizeof why, "no permission to read /proc/%ld/%s; run as root", pid, what);
+        else
+            snprintf(why, sizeof why, "cannot read /proc/%ld/%s: %s", pid, what, strerror(err));
+        list_unreadable(s, r, why);
+        return;
+    }
+    if (r->maps.libc.path[0] == '\0') {
+        s->t.no_glibc++;
+        return;
+    }
+    if (r->maps.foreign[0] != '\0') {
+        s->t.other_malloc++;
+        return;
+    }
+    judge_glibc(r, &s->glibc);
+    afx_report_judge(r);
+    /* A lone unpinned thread without the library: no arena to share. */
+    if (r->health == AFX_FINE && r->threads.count <= 1 && !r->maps.arenafix) {
+        s->t.single++;
+        return;
+    }
+    list_judged(s, r);
+}
+
+static int worst_status(const struct tally *t)
+{
+    return t->verdict[AFX_HIT] > 0       ? AFX_EXIT_AFFECTED
+           : t->verdict[AFX_AT_RISK] > 0 ? AFX_EXIT_AT_RISK
+                                         : AFX_EXIT_OK;
+}
+
+static void summary(const struct scan *s, int status)
+{
+    const struct tally *t = &s->t;
+    if (!s->json) {
+        printf("summary: hit %ld, at risk %ld, fine %ld (fixed by libarenafix %ld), unreadable %ld; "
+               "not listed: gone %ld, single-threaded %ld, kernel threads %ld, no glibc %ld, other malloc %ld; "
+               "processes %ld\n",
+               t->verdict[AFX_HIT], t->verdict[AFX_AT_RISK], t->verdict[AFX_FINE], t->fixed, t->unreadable,
+               t->gone, t->single, t->kernel, t->no_glibc, t->other_malloc, t->processes);
+        printf("host glibc: %s, %s\n", afx_glibc_state_name(s->glibc.state), esc(s->glibc.note));
+        return;
+    }
+    struct afx_json j;
+    fputs("],\"summary\":", stdout);
+    afx_json_begin(&j, stdout);
+    afx_json_long(&j, "exit_status", status);
+    afx_json_long(&j, "processes", t->processes);
+    afx_json_long(&j, "listed", s->listed);
+    afx_json_long(&j, "hit", t->verdict[AFX_HIT]);
+    afx_json_long(&j, "at_risk", t->verdict[AFX_AT_RISK]);
+    afx_json_long(&j, "fine", t->verdict[AFX_FINE]);
+    afx_json_long(&j, "fixed", t->fixed);
+    afx_json_long(&j, "unreadable", t->unreadable);
+    afx_json_long(&j, "gone", t->gone);
+    afx_json_long(&j, "single_threaded", t->single);
+    afx_json_long(&j, "kernel_threads", t->kernel);
+    afx_json_long(&j, "no_glibc", t->no_glibc);
+    afx_json_long(&j, "other_malloc", t->other_malloc);
+    afx_json_long(&j, "online_cpus", s->host.online);
+    afx_json_str(&j, "host_glibc_state", afx_glibc_state_name(s->glibc.state));
+    afx_json_str(&j, "host_glibc_note", s->glibc.note);
+    afx_json_end(&j);
+    fputs("}\n", stdout);
+}
+
+/* A /proc entry that is a process: digits only, a PID's range. */
+static long pid_of(const char *name)
+{
+    char *end;
+    if (name[0] < '1' || name[0] > '9')
+        return -1;
+    errno = 0;
+    long pid = strtol(name, &end, 10);
+    return *end == '\0' && errno == 0 && pid <= 0x3fffffff ? pid : -1;
+}
+
+int afx_inspect_all(bool json, bool probe_host_glibc)
+{
+    static struct scan s;
+    s.json = json;
+    afx_host_read(&s.host);
+    probe_host(&s, probe_host_glibc);
+
+    DIR *d = opendir("/proc");
+    if (d == NULL) {
+        afx_error("cannot read /proc: %s; mount it (mount -t proc proc /proc)", strerror(errno));
+        return AFX_EXIT_FAIL;
+    }
+    if (json)
+        fputs("{\"processes\":[\n", stdout);
+    else
+        text_header();
+    long self = (long)getpid();
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        long pid = pid_of(e->d_name);
+        if (pid > 0 && pid != self)
+            scan_one(&s, pid);
+    }
+    closedir(d);
+    int status = worst_status(&s.t);
+    summary(&s, status);
+    return fflush(stdout) == 0 ? status : AFX_EXIT_FAIL;
+}

@@ -1,0 +1,55 @@
+"""Check one `arenafix inspect --all --json` document, as a monitoring
+system would read it: ASCII only, valid JSON, a summary that agrees with
+the processes listed.  Then print one line per process, tab-separated:
+PID, verdict, name and exe as JSON strings (ASCII), for the test to look
+up.  Exit 1 with the reason if anything is wrong.
+
+    python3 scanjson.py FILE
+"""
+import json
+import sys
+
+VERDICT_STATUS = {"hit": 3, "at risk": 4, "fine": 0, "unreadable": None}
+NOT_LISTED = ("gone", "single_threaded", "kernel_threads", "no_glibc", "other_malloc")
+
+
+def check(doc):
+    procs, summary = doc["processes"], doc["summary"]
+    assert set(doc) == {"processes", "summary"}, "top-level keys: %s" % sorted(doc)
+    counts = {v: 0 for v in VERDICT_STATUS}
+    for p in procs:
+        assert p["verdict"] in VERDICT_STATUS, "verdict %r" % p["verdict"]
+        assert p["exit_status"] == VERDICT_STATUS[p["verdict"]], p
+        assert isinstance(p["pid"], int) and p["pid"] > 0, p
+        assert isinstance(p["reason"], str) and p["reason"], p
+        counts[p["verdict"]] += 1
+    pids = [p["pid"] for p in procs]
+    assert len(pids) == len(set(pids)), "a process listed twice"
+    assert summary["listed"] == len(procs), "listed %d, %d objects" % (summary["listed"], len(procs))
+    for verdict, key in (("hit", "hit"), ("at risk", "at_risk"), ("fine", "fine"), ("unreadable", "unreadable")):
+        assert summary[key] == counts[verdict], "%s: summary %d, listed %d" % (key, summary[key], counts[verdict])
+    fixed = sum(1 for p in procs if p["verdict"] == "fine" and p["libarenafix"] and p["libarenafix_mode"] != "off")
+    assert summary["fixed"] == fixed, "fixed: summary %d, listed %d" % (summary["fixed"], fixed)
+    assert summary["processes"] == len(procs) + sum(summary[k] for k in NOT_LISTED), summary
+    worst = 3 if counts["hit"] else 4 if counts["at risk"] else 0
+    assert summary["exit_status"] == worst, "exit_status %d, worst %d" % (summary["exit_status"], worst)
+
+
+def main():
+    raw = open(sys.argv[1], "rb").read()
+    try:
+        raw.decode("ascii")
+        doc = json.loads(raw)
+        check(doc)
+    except (AssertionError, KeyError, TypeError, ValueError) as e:
+        print("scanjson: %s: %r" % (type(e).__name__, e))
+        return 1
+    print("processes:")
+    for p in doc["processes"]:
+        print("%d\t%s\t%s\t%s" % (p["pid"], p["verdict"], json.dumps(p["name"]), json.dumps(p["exe"])))
+    print("exit_status=%d" % doc["summary"]["exit_status"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
