@@ -14,6 +14,8 @@ DOCDIR     ?= $(PREFIX)/share/doc/arenafix
 DESTDIR    ?=
 
 CC      ?= cc
+# A cross build names its own (debhelper passes PKG_CONFIG=TRIPLET-pkg-config).
+PKG_CONFIG ?= pkg-config
 CFLAGS  ?= -O2 -g
 # Warnings are errors in CI (WERROR=1), never in a distribution's build.
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

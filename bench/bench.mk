@@ -9,8 +9,8 @@ BENCH_LIB  := model options placement pin workloads env runner stats report plot
 BENCH_OBJ  := $(BENCH_LIB:%=$(B)/bench/%.o) $(B)/bench/cli-json.o
 BENCH_TESTS := $(B)/bench/tests/bench-tests
 
-HWLOC_CFLAGS = $(shell pkg-config --cflags hwloc)
-HWLOC_LIBS   = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+HWLOC_CFLAGS = $(shell $(PKG_CONFIG) --cflags hwloc)
+HWLOC_LIBS   = $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 # test/progs/arenas.h: the one arena counter the test programs use too.
 BENCH_CFLAGS = $(AFX_CFLAGS) -pthread -MMD -MP -Itest/progs -Icli $(HWLOC_CFLAGS) \
                -DAFB_SHIM_PATH='"$(PKGLIBDIR)/libarenafix.so"'

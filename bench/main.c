@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "loader.h"
 #include "options.h"
 #include "pin.h"
 #include "placement.h"
@@ -113,7 +114,7 @@ static int run_repro(const struct afb_options *o, const struct afb_plan *plan, c
         if (!afb_glibc_dir_usable(dir))
             die(EXIT_BAD_USAGE, "%s", "no affected glibc: set ARENAFIX_AFFECTED_GLIBC or --affected-glibc");
         char loader[PATH_MAX], iters[24], cpus[16];
-        snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", dir);
+        snprintf(loader, sizeof loader, "%s/%s", dir, AFX_LOADER);
         snprintf(iters, sizeof iters, "%ld", it);
         snprintf(cpus, sizeof cpus, "%d", o->repro_nr_cpu);
         execl(loader, loader, "--library-path", dir, self_path(argv[0]), "-i", iters,

@@ -1,6 +1,8 @@
 /* The scenario runner (runner.h). */
 #include "runner.h"
 
+#include "loader.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,7 +52,7 @@ int afb_glibc_dir_usable(const char *dir)
     char path[4096];
     if (dir == NULL || *dir == '\0')
         return 0;
-    snprintf(path, sizeof path, "%s/ld-linux-x86-64.so.2", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, AFX_LOADER);
     if (access(path, X_OK) != 0)
         return 0;
     snprintf(path, sizeof path, "%s/libc.so.6", dir);
@@ -70,7 +72,7 @@ int afb_run_one(const struct afb_run *run, struct afb_metrics *out, char *err, s
     const char *argv[16];
     int argc = 0;
     if (run->glibc_dir != NULL) {
-        snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", run->glibc_dir);
+        snprintf(loader, sizeof loader, "%s/%s", run->glibc_dir, AFX_LOADER);
         argv[argc++] = loader;
         argv[argc++] = "--library-path";
         argv[argc++] = run->glibc_dir;

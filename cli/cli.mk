@@ -12,17 +12,23 @@ CLI_BIN := $(B)/cli/arenafix
 # it to lib/<multiarch> for each program), so 32- and 64-bit programs
 # each load their own build, as with faketime.
 CLI_LIB_ENTRY := $(if $(and $(MULTIARCH),$(filter $(PREFIX)/lib/$(MULTIARCH)/arenafix,$(PKGLIBDIR))),$(PREFIX)/$$LIB/arenafix/libarenafix.so,$(PKGLIBDIR)/libarenafix.so)
+# Where the command run from the build tree finds the build's library:
+# SHIM_LIB relative to $(B)/cli (a cross build puts both in its B).
+CLI_BUILD_LIB := $(shell realpath -m --relative-to=$(B)/cli $(SHIM_LIB))
 CLI_CFLAGS := $(AFX_CFLAGS) -Ishim -MMD -MP -pthread \
-              -DAFX_PKGLIBDIR='"$(PKGLIBDIR)"' -DAFX_PRELOAD_ENTRY='"$(CLI_LIB_ENTRY)"'
+              -DAFX_PKGLIBDIR='"$(PKGLIBDIR)"' -DAFX_PRELOAD_ENTRY='"$(CLI_LIB_ENTRY)"' \
+              -DAFX_BUILD_LIBRARY='"$(CLI_BUILD_LIB)"'
 
 all: $(CLI_BIN)
 
 $(B)/cli:
 	mkdir -p $@
 
-# The install directories are compiled in: rebuild when they change.
+# The install directories and the build's library are compiled in:
+# rebuild when they change.
 $(B)/cli/paths.stamp: FORCE | $(B)/cli
-	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY)' | cmp -s - $@ || echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY)' > $@
+	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB)' | cmp -s - $@ || \
+	    echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -56,8 +62,8 @@ CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c cli/proc
                  cli/escape.c cli/procstatus.c cli/procenv.c cli/heaps.c cli/probejudge.c cli/mappedfile.c \
                  shim/sysparse.c shim/config.c shim/usersettings.c
 
-$(B)/test/cli-tests: $(CLI_TEST_SRC) $(CLI_TEST_PURE) test/cli/harness.h | $(B)/test
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Ishim $(CFLAGS) -o $@ $(CLI_TEST_SRC) $(CLI_TEST_PURE) $(CHECK_LIBS)
+$(B)/test/cli-tests: $(CLI_TEST_SRC) $(CLI_TEST_PURE) test/cli/harness.h test/progs/loader.h test/progs/emulated.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Ishim -Itest/progs $(CFLAGS) -o $@ $(CLI_TEST_SRC) $(CLI_TEST_PURE) $(CHECK_LIBS)
 
 # No preload reaches a static program: the wrapper must warn about it.
 $(B)/test/cli-static: test/cli/static.c | $(B)/test

@@ -23,6 +23,12 @@
 #ifndef AFX_PRELOAD_ENTRY
 #define AFX_PRELOAD_ENTRY AFX_PKGLIBDIR "/libarenafix.so"
 #endif
+/* The build's library, relative to the command's directory: shim/ in
+ * the source tree for a native build into build/, BUILDDIR/shim for a
+ * cross build (cli.mk, from SHIM_LIB). */
+#ifndef AFX_BUILD_LIBRARY
+#define AFX_BUILD_LIBRARY "../../shim/libarenafix.so"
+#endif
 
 static bool readable(const char *path)
 {
@@ -38,8 +44,9 @@ static bool copy(char *dst, const char *src)
     return true;
 }
 
-/* build/cli/arenafix -> build/cli/../../shim/libarenafix.so, only when
- * this program runs from a directory named cli (the build tree). */
+/* build/cli/arenafix -> build/cli/../../shim/libarenafix.so (the
+ * build's AFX_BUILD_LIBRARY), only when this program runs from a
+ * directory named cli (the build tree). */
 static bool in_build_tree(char *out)
 {
     /* Where this program's code is mapped from, not /proc/self/exe,
@@ -55,7 +62,7 @@ static bool in_build_tree(char *out)
     if (len < 4 || strcmp(exe + len - 4, "/cli") != 0)
         return false;
     char rel[PATH_MAX + 32];
-    snprintf(rel, sizeof rel, "%s/../../shim/libarenafix.so", exe);
+    snprintf(rel, sizeof rel, "%s/%s", exe, AFX_BUILD_LIBRARY);
     return readable(rel) && realpath(rel, out) != NULL;
 }
 

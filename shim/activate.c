@@ -268,6 +268,13 @@ void afx_note_program_mallopt(int param, int value)
         return;
     if (param == M_ARENA_TEST) {
         atomic_store(&program_arena_test, value);
+        /* glibc reads arena_test only while M_ARENA_MAX is unset. */
+        if (startup.cfg.verbose && atomic_load(&arena_max_state) == SET)
+            afx_log("the program called mallopt(M_ARENA_TEST, %d) too late: arenafix had set "
+                    "M_ARENA_MAX to %ld, and glibc reads arena_test only while that is unset; "
+                    "the program's value does not apply (set MALLOC_ARENA_TEST, or "
+                    "ARENAFIX_MODE=touch)",
+                    value, atomic_load(&arena_max_value));
         return;
     }
     if (atomic_load(&arena_max_state) != SET) {

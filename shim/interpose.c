@@ -1,5 +1,5 @@
 /* The interposed functions and the thread trampoline.  Only the symbols
- * defined here are exported (see libarenafix.map).
+ * defined here are exported (see the libarenafix*.map of the architecture).
  *
  * glibc makes sched_setaffinity and pthread_setaffinity_np
  * async-signal-safe: their interposers take no lock, allocate nothing
@@ -22,6 +22,9 @@
 #include "tls.h"
 
 #define AFX_EXPORT __attribute__((visibility("default")))
+
+/* The real pthread_create a call goes to. */
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 /* ---- touching malloc ---------------------------------------------- */
 
@@ -146,10 +149,40 @@ fail:
     return rc;
 }
 
+/* LinuxThreads' attribute, what pthread_attr_init@GLIBC_2.0 initialises
+ * and pthread_create@GLIBC_2.0 takes (glibc's nptl/pthread_attr_init.c).
+ * glibc converts it into a full one, reading only its scheduling
+ * fields and flags: nothing past these bytes may be read. */
+struct old_attr {
+    int detachstate;
+    int schedpolicy;
+    struct sched_param schedparam;
+    int inheritsched;
+    int scope;
+};
+_Static_assert(sizeof(struct old_attr) <= sizeof(pthread_attr_t), "an old attribute fits");
+
+/* The same for an old attribute: its bytes in a zeroed full-size one,
+ * made joinable, still to be converted by pthread_create@GLIBC_2.0.
+ * The detach state lives in the flags both layouts share, where the
+ * GLIBC_2.0 functions read and write it. */
+static int copy_old_attr(const pthread_attr_t *src, pthread_attr_t *dst, bool *detach)
+{
+    int state;
+    memset(dst, 0, sizeof *dst);
+    memcpy(dst, src, sizeof(struct old_attr));
+    int rc = pthread_attr_getdetachstate(dst, &state);
+    if (rc == 0)
+        rc = pthread_attr_setdetachstate(dst, PTHREAD_CREATE_JOINABLE);
+    *detach = rc == 0 && state == PTHREAD_CREATE_DETACHED;
+    return rc;
+}
+
 /* Create a thread that mallocs on a wide mask and then takes TARGET,
  * before the user's code runs.  A failure to take it is
- * pthread_create's failure, with no thread left, as in glibc. */
-static int create_pinned(const struct afx_real *real, pthread_t *thread,
+ * pthread_create's failure, with no thread left, as in glibc.
+ * OLD_ATTR: attr is a GLIBC_2.0 one, for CREATE to convert. */
+static int create_pinned(create_fn *create, bool old_attr, pthread_t *thread,
                          const pthread_attr_t *attr, void *(*routine)(void *), void *arg,
                          const cpu_set_t *target, size_t size, bool validate)
 {
@@ -157,16 +190,20 @@ static int create_pinned(const struct afx_real *real, pthread_t *thread,
                        .target_size = size, .validate = validate };
     pthread_attr_t copy;
 
-    if (copy_attr(attr, &copy, &s.detach) != 0)
-        return real->pthread_create.fn(thread, attr, routine, arg);
+    if ((old_attr ? copy_old_attr(attr, &copy, &s.detach) : copy_attr(attr, &copy, &s.detach))
+        != 0)
+        return create(thread, attr, routine, arg);
+    /* An old attribute's copy was never initialised as a full one. */
     if (sem_init(&s.done, 0, 0) != 0) {
-        pthread_attr_destroy(&copy);
-        return real->pthread_create.fn(thread, attr, routine, arg);
+        if (!old_attr)
+            pthread_attr_destroy(&copy);
+        return create(thread, attr, routine, arg);
     }
     /* glibc stores *thread before the thread starts: so does this call,
      * and the user's code runs only after the wait below. */
-    int rc = real->pthread_create.fn(thread, &copy, trampoline, &s);
-    pthread_attr_destroy(&copy);
+    int rc = create(thread, &copy, trampoline, &s);
+    if (!old_attr)
+        pthread_attr_destroy(&copy);
     if (rc == 0) {
         pthread_t tid = *thread;
         /* pthread_create is no cancellation point: neither is this wait. */
@@ -228,58 +265,76 @@ static bool creator_narrowed(unsigned char *buf)
     return now > 0 && now < CPU_COUNT_S(wide_size, wide);
 }
 
-static int create_touched(const struct afx_real *real, pthread_t *thread,
+/* OLD_ATTR: attr is a GLIBC_2.0 one.  It has no CPU set, and glibc
+ * reads no process default for it; it is passed on untouched, for
+ * CREATE to convert. */
+static int create_touched(create_fn *create, bool old_attr, pthread_t *thread,
                           const pthread_attr_t *attr, void *(*routine)(void *), void *arg)
 {
     unsigned char buf[AFX_MASK_BYTES];
     cpu_set_t *set;
     size_t size;
-    /* Without an attribute glibc uses the process default, which
-     * pthread_setattr_default_np may have given a CPU set. */
-    pthread_attr_t defaults;
-    const pthread_attr_t *effective = attr;
-    if (attr == NULL && pthread_getattr_default_np(&defaults) == 0)
-        effective = &defaults;
-    bool pinned = attr_cpuset(effective, buf, &set, &size);
     int rc = 0;
-    if (pinned) {
-        rc = create_pinned(real, thread, effective, routine, arg, set, size, true);
-        if ((unsigned char *)set != buf)
-            free(set);
+    if (!old_attr) {
+        /* Without an attribute glibc uses the process default, which
+         * pthread_setattr_default_np may have given a CPU set. */
+        pthread_attr_t defaults;
+        const pthread_attr_t *effective = attr;
+        if (attr == NULL && pthread_getattr_default_np(&defaults) == 0)
+            effective = &defaults;
+        bool pinned = attr_cpuset(effective, buf, &set, &size);
+        if (pinned) {
+            rc = create_pinned(create, false, thread, effective, routine, arg, set, size, true);
+            if ((unsigned char *)set != buf)
+                free(set);
+        }
+        if (effective != attr)
+            pthread_attr_destroy(&defaults);
+        if (pinned)
+            return rc;
     }
-    if (effective != attr)
-        pthread_attr_destroy(&defaults);
-    if (pinned)
-        return rc;
     if (creator_narrowed(buf))
-        return create_pinned(real, thread, attr, routine, arg, (cpu_set_t *)buf, sizeof buf,
-                             false);
+        return create_pinned(create, old_attr, thread, attr, routine, arg, (cpu_set_t *)buf,
+                             sizeof buf, false);
 
     struct start *s = malloc(sizeof *s);
     if (s == NULL)      /* no trampoline then, but the thread is made */
-        return real->pthread_create.fn(thread, attr, routine, arg);
+        return create(thread, attr, routine, arg);
     *s = (struct start){ .routine = routine, .arg = arg };
-    rc = real->pthread_create.fn(thread, attr, trampoline, s);
+    rc = create(thread, attr, trampoline, s);
     if (rc != 0)
         free(s);
     return rc;
 }
 
-AFX_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                              void *(*routine)(void *), void *arg)
+/* The real function for a call: the default version, or the GLIBC_2.0
+ * one for an old attribute (with none, that one calls the default). */
+static create_fn *real_create(const struct afx_real *real, bool old_attr)
+{
+    if (real == NULL)
+        return NULL;
+#ifdef AFX_HAVE_OLD_PTHREAD_CREATE
+    if (old_attr)
+        return real->pthread_create_2_0.fn;
+#else
+    (void)old_attr;
+#endif
+    return real->pthread_create.fn;
+}
+
+static int create_thread(bool old_attr, pthread_t *thread, const pthread_attr_t *attr,
+                         void *(*routine)(void *), void *arg)
 {
     int saved = errno;
-    const struct afx_real *real;
+    create_fn *create;
     if (!afx_enter()) {
         /* From arenafix's own code (a malloc it called, or a signal
          * handler interrupting it): only forward. */
-        real = afx_real_if_bound();
-        return real != NULL && real->pthread_create.fn != NULL
-                   ? real->pthread_create.fn(thread, attr, routine, arg)
-                   : EAGAIN;
+        create = real_create(afx_real_if_bound(), old_attr);
+        return create != NULL ? create(thread, attr, routine, arg) : EAGAIN;
     }
-    real = afx_real();
-    if (real == NULL || real->pthread_create.fn == NULL) {
+    create = real_create(afx_real(), old_attr);
+    if (create == NULL) {
         afx_leave();
         return EAGAIN;
     }
@@ -287,13 +342,50 @@ AFX_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     if (!afx_touch_enabled()) {
         afx_leave();
         errno = saved;
-        return real->pthread_create.fn(thread, attr, routine, arg);
+        return create(thread, attr, routine, arg);
     }
-    int rc = create_touched(real, thread, attr, routine, arg);
+    int rc = create_touched(create, old_attr, thread, attr, routine, arg);
     afx_leave();
     errno = saved;
     return rc;
 }
+
+int afx_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+#ifndef AFX_HAVE_OLD_PTHREAD_CREATE
+int afx_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(void *),
+                       void *arg)
+{
+    return create_thread(false, thread, attr, routine, arg);
+}
+/* Unversioned: it stands in for every version (GLIBC_2.2.5 and
+ * GLIBC_2.34 on x86_64 take the same attribute). */
+AFX_EXPORT int pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)
+    __attribute__((alias("afx_pthread_create")));
+#else
+/* i386: one symbol per version (libarenafix-i386.map).  GLIBC_2.1 and
+ * GLIBC_2.34 take the full attribute; GLIBC_2.0 goes to glibc's own
+ * GLIBC_2.0 function, which converts LinuxThreads' attribute: read as a
+ * full one, its missing fields would be whatever follows it in memory. */
+AFX_EXPORT int afx_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                                  void *(*routine)(void *), void *arg)
+{
+    return create_thread(false, thread, attr, routine, arg);
+}
+__asm__(".symver afx_pthread_create,pthread_create@@GLIBC_2.34");
+
+AFX_EXPORT int afx_pthread_create_2_1(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+                                      void *) __attribute__((alias("afx_pthread_create")));
+__asm__(".symver afx_pthread_create_2_1,pthread_create@GLIBC_2.1");
+
+int afx_pthread_create_2_0(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+AFX_EXPORT int afx_pthread_create_2_0(pthread_t *thread, const pthread_attr_t *attr,
+                                      void *(*routine)(void *), void *arg)
+{
+    return create_thread(attr != NULL, thread, attr, routine, arg);
+}
+__asm__(".symver afx_pthread_create_2_0,pthread_create@GLIBC_2.0");
+#endif
 
 /* ---- affinity ----------------------------------------------------- */
 

@@ -37,17 +37,21 @@ static void *bind(const char *name, const char *const *versions)
     return next;
 }
 
+/* The versions a program linked before glibc 2.34 calls: pthread_create's
+ * default then, and mallopt's only one. */
 #if defined(__x86_64__)
-#define BASE_VERSION "GLIBC_2.2.5"
+#define CREATE_BASE_VERSION "GLIBC_2.2.5"
+#define MALLOPT_VERSION "GLIBC_2.2.5"
 #elif defined(__i386__)
-#define BASE_VERSION "GLIBC_2.1"
+#define CREATE_BASE_VERSION "GLIBC_2.1"
+#define MALLOPT_VERSION "GLIBC_2.0"
 #endif
 
 static void bind_all(void)
 {
-#ifdef BASE_VERSION
-    static const char *const create_v[] = { "GLIBC_2.34", BASE_VERSION, NULL };
-    static const char *const mallopt_v[] = { BASE_VERSION, NULL };
+#ifdef CREATE_BASE_VERSION
+    static const char *const create_v[] = { "GLIBC_2.34", CREATE_BASE_VERSION, NULL };
+    static const char *const mallopt_v[] = { MALLOPT_VERSION, NULL };
 #else
     static const char *const create_v[] = { "GLIBC_2.34", NULL };
     static const char *const *const mallopt_v = NULL;
@@ -64,6 +68,9 @@ static void bind_all(void)
     table.sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
     table.pthread_setaffinity_np_old.ptr =
         dlvsym(RTLD_NEXT, "pthread_setaffinity_np", "GLIBC_2.3.3");
+#endif
+#ifdef AFX_HAVE_OLD_PTHREAD_CREATE
+    table.pthread_create_2_0.ptr = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.0");
 #endif
 }
 

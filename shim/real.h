@@ -11,6 +11,11 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define AFX_HAVE_OLD_AFFINITY 1
 #endif
+/* On i386, pthread_create@GLIBC_2.0 takes LinuxThreads' smaller
+ * attribute, which glibc converts before it creates the thread. */
+#if defined(__i386__)
+#define AFX_HAVE_OLD_PTHREAD_CREATE 1
+#endif
 
 struct afx_real {
     union {
@@ -42,6 +47,12 @@ struct afx_real {
         int (*fn)(pthread_t, const cpu_set_t *);
         void *ptr;
     } pthread_setaffinity_np_old;
+#endif
+#ifdef AFX_HAVE_OLD_PTHREAD_CREATE
+    union {
+        int (*fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+        void *ptr;
+    } pthread_create_2_0;
 #endif
 };
 

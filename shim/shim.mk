@@ -7,8 +7,10 @@ SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
 SHIM_LIB  := shim/libarenafix.so
 
 SHIM_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
-ifneq ($(filter x86_64-% i386-% i486-% i586-% i686-%,$(SHIM_ARCH)),)
-SHIM_MAP := shim/libarenafix-x86.map
+ifneq ($(filter x86_64-%,$(SHIM_ARCH)),)
+SHIM_MAP := shim/libarenafix-x86_64.map
+else ifneq ($(filter i386-% i486-% i586-% i686-%,$(SHIM_ARCH)),)
+SHIM_MAP := shim/libarenafix-i386.map
 else
 SHIM_MAP := shim/libarenafix.map
 endif

@@ -166,7 +166,7 @@ long afx_stat_num_threads(const char *text, size_t len)
     for (; i < len; i++) {
         if (text[i] == ' ') {
             if (field == 20)
-                return n;
+                break;
             field++;
             n = -1;
             continue;
@@ -179,5 +179,28 @@ long afx_stat_num_threads(const char *text, size_t len)
         if (n > (1L << 30))
             return -1;
     }
-    return field == 20 ? n : -1;
+    /* A live process has a thread: 0 is no count (qemu-user's emulated
+     * /proc/self/stat writes 0 in every field it does not know). */
+    return field == 20 && n > 0 ? n : -1;
+}
+
+long afx_status_threads(const char *text, size_t len)
+{
+    static const char key[] = "Threads:";
+    const size_t keylen = sizeof key - 1;
+    for (size_t i = 0; i + keylen <= len; i++) {
+        if ((i > 0 && text[i - 1] != '\n') || memcmp(text + i, key, keylen) != 0)
+            continue;
+        size_t j = i + keylen;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        long n = -1;
+        for (; j < len && is_digit(text[j]); j++) {
+            n = (n < 0 ? 0 : n * 10) + (text[j] - '0');
+            if (n > (1L << 30))
+                return -1;
+        }
+        return n > 0 && j < len && text[j] == '\n' ? n : -1;
+    }
+    return -1;
 }

@@ -35,7 +35,14 @@ void afx_statcpus_begin(struct afx_statcpus *p);
 void afx_statcpus_feed(struct afx_statcpus *p, const char *text, size_t len);
 long afx_statcpus_end(const struct afx_statcpus *p);
 
-/* Field 20 (num_threads) of /proc/PID/stat; -1 if the text is not one. */
+/* Field 20 (num_threads) of /proc/PID/stat; -1 if the text is not one
+ * or holds no count there (0). */
 long afx_stat_num_threads(const char *text, size_t len);
+
+/* The "Threads:" line of /proc/PID/status; -1 if there is none.  Where
+ * /proc/PID/stat holds no count (qemu-user emulates that file alone),
+ * this one is the host's: under qemu-user it counts the emulator's own
+ * thread too, one more than the program's. */
+long afx_status_threads(const char *text, size_t len);
 
 #endif

@@ -73,25 +73,37 @@ long afx_online_cpus(const char **source)
     return 2;
 }
 
-long afx_thread_count(void)
+/* Read up to SIZE bytes of a small file.  -1 if it cannot be opened. */
+static long read_small(const char *path, char *buf, size_t size)
 {
-    char buf[1024];
     int fd;
     do
-        fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return -1;
     size_t len = 0;
     for (;;) {
-        ssize_t n = read(fd, buf + len, sizeof buf - len);
+        ssize_t n = read(fd, buf + len, size - len);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0 || (len += (size_t)n) == sizeof buf)
+        if (n <= 0 || (len += (size_t)n) == size)
             break;
     }
     close(fd);
-    return afx_stat_num_threads(buf, len);
+    return (long)len;
+}
+
+long afx_thread_count(void)
+{
+    char buf[4096];
+    long len = read_small("/proc/self/stat", buf, 1024);
+    long n = len >= 0 ? afx_stat_num_threads(buf, (size_t)len) : -1;
+    if (n >= 0 || len < 0)
+        return n;
+    /* Read, but no count in it (qemu-user): the status file's. */
+    len = read_small("/proc/self/status", buf, sizeof buf);
+    return len >= 0 ? afx_status_threads(buf, (size_t)len) : -1;
 }
 
 long afx_thread_cpus(void)

@@ -2,8 +2,8 @@
 # that run test programs with the real preload.  Other parts add their
 # own suites with `check: check-PART`.
 
-CHECK_CFLAGS = $(shell pkg-config --cflags check)
-CHECK_LIBS   = $(shell pkg-config --libs check)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
+CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
 TEST_CFLAGS  := $(AFX_CFLAGS) -O2 -g -pthread -MMD -MP
 
 # The library under test: the build's, or an installed one
@@ -47,8 +47,8 @@ $(B)/test/libcountaff.so: test/progs/countaff.c | $(B)/test
 $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
-$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood: $(B)/test/%: test/progs/%.c \
-                                                          test/progs/arenas.h | $(B)/test
+$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate: \
+$(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
 # The same steps from an executable built without PIE that takes malloc's
@@ -56,15 +56,30 @@ $(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood: $(B)/test/%: test/prog
 $(B)/test/steps-nopie: test/progs/steps.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fno-pie -no-pie -DAFX_TAKE_MALLOC_ADDRESS $(CFLAGS) -o $@ $<
 
+# References without a symbol version: linked against stand-ins, run
+# with a library of the same name that has none of them.
+$(B)/test/nover-link/libafxnover.so: test/progs/nover-stub.c | $(B)/test
+	mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libafxnover.so $(CFLAGS) -o $@ $<
+
+$(B)/test/libafxnover.so: test/progs/empty.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libafxnover.so $(CFLAGS) -o $@ $<
+
+$(B)/test/nover: test/progs/nover.c test/progs/arenas.h $(B)/test/nover-link/libafxnover.so \
+                 $(B)/test/libafxnover.so
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(B)/test/nover-link/libafxnover.so \
+	    -Wl,-rpath,'$$ORIGIN'
+
 TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/attrthreads $(B)/test/sigflood \
+              $(B)/test/oldcreate $(B)/test/nover \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so
 test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------
 INTEG_SRC := $(wildcard test/integration/*.c)
-$(B)/test/integration: $(INTEG_SRC) test/integration/harness.h | $(B)/test
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \
+$(B)/test/integration: $(INTEG_SRC) test/integration/harness.h test/progs/loader.h test/progs/emulated.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Itest/progs -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \
 	    -o $@ $(INTEG_SRC) $(CHECK_LIBS)
 
 # The build's library is built only when it is the one under test.

@@ -100,6 +100,14 @@ const char *affected_glibc(const char *test)
     return g;
 }
 
+bool skip_emulated(const char *test, const char *why)
+{
+    if (!afx_emulated())
+        return false;
+    printf("SKIP %s: under an emulator: %s\n", test, why);
+    return true;
+}
+
 const char *testlib(void)
 {
     const char *l = getenv("ARENAFIX_TESTLIB");
@@ -109,7 +117,7 @@ const char *testlib(void)
 const char *affected_loader(const char *g)
 {
     static char loader[PATH_MAX];
-    snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+    snprintf(loader, sizeof loader, "%s/%s", g, AFX_LOADER);
     return loader;
 }
 

@@ -28,8 +28,18 @@ const char *affected_glibc(const char *test);
 /* The library under test, ARENAFIX_TESTLIB. */
 const char *testlib(void);
 
-/* The affected glibc's loader, in its directory g. */
+/* The affected glibc's loader, in its directory g (AFX_LOADER, the
+ * build's architecture's). */
+#include "loader.h"
 const char *affected_loader(const char *g);
+
+/* afx_emulated(): the test programs run under an emulator; and what a
+ * test skips there, with why ("SKIP name: why"); true if skipped. */
+#include "emulated.h"
+bool skip_emulated(const char *test, const char *why);
+/* Why the tests that read another process through /proc skip there. */
+#define EMULATED_PROC "qemu-user shows another process's /proc/PID as the emulator's (its " \
+                      "exe, maps, threads), not the emulated program's; run natively"
 
 /* Nothing a terminal would act on: printable ASCII and newlines. */
 bool terminal_safe(const char *s);

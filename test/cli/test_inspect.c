@@ -37,6 +37,8 @@ static long json_long(const char *json, const char *key)
 
 START_TEST(counts_match_malloc_info)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     struct live l;
     struct run r;
     live_start(&l, NULL, ARGV(test_prog("arenawait"), "5"));
@@ -55,6 +57,8 @@ END_TEST
 /* An arena with two heaps: maps over-count by one, the headers do not. */
 START_TEST(grown_arena_is_an_upper_bound_in_maps)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     struct live l;
     struct run r;
     live_start(&l, NULL, ARGV(test_prog("arenawait"), "3", "grow"));
@@ -69,6 +73,8 @@ END_TEST
 
 START_TEST(system_glibc_pinned_is_fine)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     struct live l;
     struct run r;
     live_start(&l, NULL, ARGV(test_prog("arenawait"), "30", "pinned"));
@@ -85,6 +91,8 @@ END_TEST
 
 START_TEST(affected_glibc_hit)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     const char *g = affected_glibc(__func__);
     if (g == NULL)
         return;
@@ -105,6 +113,8 @@ END_TEST
 
 START_TEST(affected_glibc_at_risk_then_fixed)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     const char *g = affected_glibc(__func__);
     if (g == NULL)
         return;
@@ -132,6 +142,8 @@ END_TEST
 
 START_TEST(text_report)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     struct live l;
     struct run r;
     char pid[32];
@@ -279,6 +291,8 @@ static void copy_file(const char *from, const char *to)
  * starts like jemalloc's is not jemalloc. */
 START_TEST(hostile_names_reach_no_terminal)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     struct live l;
     struct run r;
     char pid[32], decoy[PATH_MAX + 32], dir[PATH_MAX + 32], jemalloc[PATH_MAX + 64];
@@ -368,6 +382,8 @@ END_TEST
  * restarting it under arenafix again would not help. */
 START_TEST(advice_for_a_process_already_under_arenafix)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     const char *g = affected_glibc(__func__);
     if (g == NULL)
         return;
@@ -393,6 +409,8 @@ END_TEST
 /* inspect itself under taskset (a pod's cpuset): the probe still tells. */
 START_TEST(probe_of_its_glibc_under_narrow_affinity)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     const char *g = affected_glibc(__func__);
     if (g == NULL)
         return;
@@ -436,7 +454,7 @@ static void xz_case(const char *g, const char *lib)
         setenv("LD_PRELOAD", preload, 1);
         setenv("AFX_ARENAS_FILE", report, 1);
         char loader[PATH_MAX];
-        snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+        snprintf(loader, sizeof loader, "%s", affected_loader(g));
         execlp("taskset", "taskset", "-c", "0", loader, "--library-path", g, "/usr/bin/xz", "-T16",
                "--block-size=1MiB", "-c", (char *)NULL);
         _exit(99);
@@ -488,6 +506,8 @@ static void xz_case(const char *g, const char *lib)
 
 START_TEST(xz_counts_match_malloc_info)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     const char *g = affected_glibc(__func__);
     if (g == NULL)
         return;

@@ -214,6 +214,8 @@ END_TEST
  * is worse, whatever else runs). */
 START_TEST(affected_process_is_hit)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     const char *g = affected_glibc(__func__);
     if (g == NULL)
         return;
@@ -244,6 +246,8 @@ END_TEST
 /* The same process with the library preloaded: fine, fixed by it. */
 START_TEST(preloaded_process_is_fixed)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     const char *g = affected_glibc(__func__);
     if (g == NULL)
         return;
@@ -276,6 +280,8 @@ END_TEST
  * thread pinned on a glibc that may be affected: at risk, listed. */
 START_TEST(single_threaded_process)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     struct live l, pinned;
     struct run r, listing;
     const char *g = affected_glibc(__func__);
@@ -313,6 +319,8 @@ END_TEST
  * version alone decides. */
 START_TEST(host_glibc_probed_once)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     struct live l;
     struct run r, one, blind;
     char pid[32];
@@ -382,6 +390,8 @@ END_TEST
  * terminal escapes and a byte that is not UTF-8. */
 START_TEST(hostile_names_escaped)
 {
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
     static const char name[] = "a\nb\033[2J\377";
     char dir[] = "/tmp/arenafix-scan-XXXXXX", exe[PATH_MAX];
     ck_assert(mkdtemp(dir) != NULL);

@@ -91,8 +91,10 @@ START_TEST(options_become_the_library_variables)
     ck_assert_status(&r, 0);
     ck_assert_str_eq(r.out, "both,5,1,1");
     /* eager + verbose: the library in sh said what it did. */
-    ck_assert_msg(strstr(r.err, "arenafix: ") != NULL && strstr(r.err, "]: glibc") != NULL,
-                  "no activation line: %s", r.err);
+    if (!skip_emulated("options_become_the_library_variables: the activation line in sh",
+                       "sh is the host's, of another machine than the library under test"))
+        ck_assert_msg(strstr(r.err, "arenafix: ") != NULL && strstr(r.err, "]: glibc") != NULL,
+                      "no activation line: %s", r.err);
     run_free(&r);
 }
 END_TEST
@@ -103,7 +105,7 @@ START_TEST(fixes_pinned_program_on_affected_glibc)
     if (g == NULL)
         return;
     char loader[PATH_MAX];
-    snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+    snprintf(loader, sizeof loader, "%s", affected_loader(g));
     struct run r;
     run(&r, ARGV("LD_PRELOAD"), ARGV(loader, "--library-path", g, test_prog("pinned"), "self", "30"));
     ck_assert_status(&r, 0);
@@ -124,6 +126,9 @@ START_TEST(warns_on_static_program)
     ck_assert_status(&r, 0);  /* warned, not refused */
     ck_assert_msg(strstr(r.err, "statically linked") != NULL, "no warning: %s", r.err);
     run_free(&r);
+    if (skip_emulated("warns_on_static_program: no warning for a dynamic program",
+                      "true is the host's, of another machine than the library under test"))
+        return;
     run(&r, NULL, ARGV(cli(), "true"));
     ck_assert_str_eq(r.err, "");
     run_free(&r);

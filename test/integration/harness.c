@@ -19,9 +19,13 @@ int afx_nglibcs;
 long afx_online;
 int afx_skipped;
 
+/* The fixed glibc's limit, AFX_PER_CPU x online CPUs, applies only once
+ * more than arena_test (AFX_PER_CPU) arenas exist. */
 long afx_fixed_arenas(int threads)
 {
-    long limit = afx_online * (sizeof(long) == 4 ? 2 : 8);
+    long limit = afx_online * AFX_PER_CPU;
+    if (limit < AFX_PER_CPU + 1)
+        limit = AFX_PER_CPU + 1;
     return threads + 1 < limit ? threads + 1 : limit;
 }
 
@@ -80,7 +84,7 @@ void afx_run(struct child *c, const struct glibc *g, const char *preload,
         snprintf(path, sizeof path, "%s/%s", afx_bin, prog);
     if (g->dir != NULL) {
         static char loader[4096];
-        snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g->dir);
+        snprintf(loader, sizeof loader, "%s/" AFX_LOADER, g->dir);
         argv[argc++] = loader;
         argv[argc++] = "--library-path";
         argv[argc++] = g->dir;

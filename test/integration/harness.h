@@ -34,9 +34,18 @@ extern long afx_online;             /* CPUs online, read independently */
 int afx_nproving(void);
 const struct glibc *afx_proving(int i);
 
-/* Threads the arena tests start, and the count a fixed glibc gives them. */
-enum { AFX_THREADS = 30, AFX_BUG_ARENAS = 9 };
+/* glibc's arenas per CPU (NARENAS_FROM_NCORES), and so its default
+ * arena_test: 8 on 64-bit, 2 on 32-bit. */
+enum { AFX_PER_CPU = sizeof(long) == 4 ? 2 : 8 };
+
+/* Threads the arena tests start; the count the bug gives them (a thread
+ * pinned to one CPU fixes the limit at AFX_PER_CPU when arena_test + 1
+ * arenas exist already); and the count a fixed glibc gives them. */
+enum { AFX_THREADS = 30, AFX_BUG_ARENAS = AFX_PER_CPU + 1 };
 long afx_fixed_arenas(int threads);
+
+/* The dynamic loader's name in an affected glibc's directory. */
+#include "loader.h"
 
 /* Seconds a child may run before it is killed and counted as hung. */
 enum { AFX_RUN_LIMIT_S = 60 };
@@ -56,6 +65,9 @@ int afx_log_lines(const struct child *c);
 /* Skips are printed where they happen and counted here. */
 void afx_skip(const char *what, const char *why);
 extern int afx_skipped;
+
+/* afx_emulated(): the test programs run under an emulator. */
+#include "emulated.h"
 
 Suite *arenas_suite(void);
 Suite *standdown_suite(void);

@@ -33,10 +33,23 @@ static long online_cpus(void)
     return n;
 }
 
-/* Debian's libc6-amd64-cross: bookworm's glibc 2.36-8, as shipped before
- * the fix.  Used as well when installed. */
+/* Debian's libc6-amd64-cross (libc6-i386-cross for i386,
+ * libc6-arm64-cross for arm64): bookworm's glibc 2.36-8, as shipped
+ * before the fix.  Used as well when installed. */
 #if defined(__x86_64__) && !defined(__ILP32__)
 #define CROSS_GLIBC "/usr/x86_64-linux-gnu/lib"
+#define CROSS_PACKAGE "libc6-amd64-cross"
+#elif defined(__i386__)
+#define CROSS_GLIBC "/usr/i686-linux-gnu/lib"
+#define CROSS_PACKAGE "libc6-i386-cross"
+#elif defined(__aarch64__)
+#define CROSS_GLIBC "/usr/aarch64-linux-gnu/lib"
+#define CROSS_PACKAGE "libc6-arm64-cross"
+#endif
+#ifdef CROSS_PACKAGE
+#define CROSS_MISSING CROSS_PACKAGE " is not installed"
+#else
+#define CROSS_MISSING "no Debian cross glibc is known here for this architecture"
 #endif
 
 /* Arenas AFX_THREADS pinned threads get under g without the preload;
@@ -74,7 +87,7 @@ static const char *glibc_name(const char *real)
 #ifdef CROSS_GLIBC
     char cross[PATH_MAX];
     if (realpath(CROSS_GLIBC, cross) != NULL && strcmp(real, cross) == 0)
-        return "libc6-amd64-cross";
+        return CROSS_PACKAGE;
 #endif
     char *copy = strdup(real), *slash = strrchr(copy, '/');
     bool lib = slash != NULL && (strcmp(slash, "/lib") == 0 || strcmp(slash, "/lib64") == 0);
@@ -149,7 +162,7 @@ static void find_affected(void)
     }
 #ifdef CROSS_GLIBC
     if (access(CROSS_GLIBC "/libc.so.6", R_OK) == 0
-        && access(CROSS_GLIBC "/ld-linux-x86-64.so.2", X_OK) == 0)
+        && access(CROSS_GLIBC "/" AFX_LOADER, X_OK) == 0)
         add_affected(CROSS_GLIBC, false);
 #endif
 }
@@ -182,8 +195,8 @@ int main(void)
         afx_skip("the proof on an affected glibc (arena counts without and with the shim, "
                  "every pinning path)",
                  "no affected glibc: ARENAFIX_AFFECTED_GLIBC names none that shows the "
-                 "bug, ../shared/glibc-bz30945 was not found and libc6-amd64-cross is "
-                 "not installed; only the system glibc was checked");
+                 "bug, ../shared/glibc-bz30945 was not found and " CROSS_MISSING "; only "
+                 "the system glibc was checked");
     printf("the proofs run on (in this order):");
     for (int i = 0; i < afx_nproving(); i++)
         printf(" %s", afx_proving(i)->name);

@@ -19,7 +19,7 @@ static const char *strace_path(void)
 
 /* Trace bin/single with LD_PRELOAD=lib; return the syscall names, one
  * per line, memory mappings left out (their number follows the
- * library's segments, not its behaviour). */
+ * library's segments, not its behaviour); NULL if no trace came. */
 static char *trace(const char *lib, char *names, size_t size, char *raw, size_t rawsize)
 {
     char tracefile[] = "/tmp/afx-trace-XXXXXX", preload[4200], prog[4200];
@@ -28,10 +28,20 @@ static char *trace(const char *lib, char *names, size_t size, char *raw, size_t 
     close(fd);
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", lib);
     snprintf(prog, sizeof prog, "%s/single", afx_bin);
-    const char *args[] = { "-f", "-qq", "-o", tracefile, "-E", preload, prog, NULL };
     struct child *c = calloc(1, sizeof *c);
-    afx_run(c, &afx_glibcs[0], NULL, NULL, strace_path(), args);
-    ck_assert_msg(c->status == 0, "strace failed: %s", c->err);
+    if (afx_emulated()) {
+        /* qemu-user's -strace, to a file: the program's own calls, in
+         * strace's "PID name(args) = result" form. */
+        char logfile[4200];
+        snprintf(logfile, sizeof logfile, "QEMU_LOG_FILENAME=%s", tracefile);
+        const char *env[] = { "QEMU_STRACE=1", logfile, NULL };
+        afx_run(c, &afx_glibcs[0], lib, env, "single", NULL);
+        ck_assert_msg(c->status == 0, "single failed: %s", c->err);
+    } else {
+        const char *args[] = { "-f", "-qq", "-o", tracefile, "-E", preload, prog, NULL };
+        afx_run(c, &afx_glibcs[0], NULL, NULL, strace_path(), args);
+        ck_assert_msg(c->status == 0, "strace failed: %s", c->err);
+    }
     free(c);
 
     FILE *f = fopen(tracefile, "r");
@@ -53,7 +63,7 @@ static char *trace(const char *lib, char *names, size_t size, char *raw, size_t 
     }
     fclose(f);
     unlink(tracefile);
-    return names;
+    return rawlen > 0 ? names : NULL;
 }
 
 START_TEST(no_syscalls_beyond_loading)
@@ -65,8 +75,14 @@ START_TEST(no_syscalls_beyond_loading)
     static char base[16384], shim[16384], raw[65536], baseraw[65536];
     char empty[4200];
     snprintf(empty, sizeof empty, "%s/libempty.so", afx_bin);
-    trace(empty, base, sizeof base, baseraw, sizeof baseraw);
-    trace(afx_testlib, shim, sizeof shim, raw, sizeof raw);
+    if (trace(empty, base, sizeof base, baseraw, sizeof baseraw) == NULL && afx_emulated()) {
+        printf("SKIP: zero-cost trace: the test programs run under an emulator (strace is "
+               "built for another machine) that gave no trace (qemu-user gives one with "
+               "QEMU_STRACE)\n");
+        return;
+    }
+    ck_assert_msg(trace(afx_testlib, shim, sizeof shim, raw, sizeof raw) != NULL,
+                  "no trace of the program with the preload");
     ck_assert_msg(strstr(raw, "/sys/") == NULL && strstr(raw, "/proc/") == NULL,
                   "the preload touched /sys or /proc:\n%s", raw);
     ck_assert_msg(strcmp(base, shim) == 0,

@@ -136,9 +136,16 @@ END_TEST
 START_TEST(eager_activates_in_constructor)
 {
     const char *lazy[] = { "ARENAFIX_VERBOSE=1", NULL };
-    afx_run(&c, afx_proving(_i), afx_testlib, lazy, "single", NULL);
-    ck_assert_int_eq(c.status, 0);
-    ck_assert_int_eq(afx_log_lines(&c), 0);
+    if (afx_emulated() && _i == 0)
+        afx_skip("a lazy single-threaded program never activates",
+                 "under an emulator: qemu-user's /proc/self/stat has no thread count and its "
+                 "/proc/self/status counts the emulator's own thread, so arenafix sees two "
+                 "threads from the constructor and explains itself (as when loaded late)");
+    if (!afx_emulated()) {
+        afx_run(&c, afx_proving(_i), afx_testlib, lazy, "single", NULL);
+        ck_assert_int_eq(c.status, 0);
+        ck_assert_int_eq(afx_log_lines(&c), 0);
+    }
 
     const char *eager[] = { "ARENAFIX_VERBOSE=1", "ARENAFIX_EAGER=1", NULL };
     afx_run(&c, afx_proving(_i), afx_testlib, eager, "single", NULL);

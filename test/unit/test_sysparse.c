@@ -107,6 +107,25 @@ START_TEST(stat_num_threads)
     ck_assert_int_eq(afx_stat_num_threads("garbage", 7), -1);
     const char *cut = "1 (x) S 1 1 1";
     ck_assert_int_eq(afx_stat_num_threads(cut, strlen(cut)), -1);
+    /* qemu-user's emulated /proc/self/stat: no count, not zero threads */
+    const char *qemu = "28258 (prog) 0 28249 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1023928 0 0\n";
+    ck_assert_int_eq(afx_stat_num_threads(qemu, strlen(qemu)), -1);
+}
+END_TEST
+
+START_TEST(status_threads)
+{
+    const char *status = "Name:\tprog\nTgid:\t12\nThreadsX:\t9\nThreads:\t5\nSigQ:\t0/1\n";
+    ck_assert_int_eq(afx_status_threads(status, strlen(status)), 5);
+    const char *spaces = "Threads:   12\n";
+    ck_assert_int_eq(afx_status_threads(spaces, strlen(spaces)), 12);
+    /* not at a line's start, cut, empty, zero */
+    const char *inside = "Name:\tThreads: 3\n";
+    ck_assert_int_eq(afx_status_threads(inside, strlen(inside)), -1);
+    ck_assert_int_eq(afx_status_threads("Threads:\t5", 10), -1);
+    ck_assert_int_eq(afx_status_threads("Threads:\t\n", 10), -1);
+    ck_assert_int_eq(afx_status_threads("Threads:\t0\n", 11), -1);
+    ck_assert_int_eq(afx_status_threads("", 0), -1);
 }
 END_TEST
 
@@ -121,6 +140,7 @@ Suite *sysparse_suite(void)
     tcase_add_test(tc, cpulist_streamed_in_pieces);
     tcase_add_test(tc, proc_stat_cpu_lines);
     tcase_add_test(tc, stat_num_threads);
+    tcase_add_test(tc, status_threads);
     suite_add_tcase(s, tc);
     return s;
 }
