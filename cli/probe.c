@@ -25,7 +25,12 @@ int afx_probe_threads(void)
 }
 
 /* The child sees glibc's defaults: none of the user's arena settings,
- * preloads or our own variables. */
+ * preloads or our own variables.  A run meant to be without the library
+ * also says ARENAFIX_MODE=off: on a host that preloads it through
+ * /etc/ld.so.preload, which no environment can undo, it is loaded all
+ * the same, and would make an affected glibc look fixed. */
+static char mode_off[] = "ARENAFIX_MODE=off";
+
 static bool inherited(const char *var)
 {
     static const char *const dropped[] = { "LD_PRELOAD=", "GLIBC_TUNABLES=", "MALLOC_", "ARENAFIX_" };
@@ -40,7 +45,7 @@ static char **child_env(const char *preload, char *preload_var, size_t size)
     size_t n = 0;
     while (environ[n] != NULL)
         n++;
-    char **env = calloc(n + 2, sizeof *env);
+    char **env = calloc(n + 3, sizeof *env);
     if (env == NULL)
         return NULL;
     size_t k = 0;
@@ -50,6 +55,8 @@ static char **child_env(const char *preload, char *preload_var, size_t size)
     if (preload != NULL) {
         snprintf(preload_var, size, "LD_PRELOAD=%s", preload);
         env[k++] = preload_var;
+    } else {
+        env[k++] = mode_off;
     }
     return env;
 }
@@ -127,17 +134,25 @@ static _Noreturn void exec_probe(const struct afx_glibc *g, int self, const char
     for (int i = 0; args[i] != NULL; i++)
         argv[n++] = args[i];
     if (g->jail != NULL) {
-        static char *const none[] = { NULL };
+        /* Nothing of ours or the caller's, but the library's off switch
+         * (see mode_off): the jailed probe always runs without it. */
+        char *const jail_env[] = { mode_off, NULL };
         if (!afx_jail_enter(g->jail, self)) {
             fprintf(stderr, "cannot take its credentials and limits: %s\n", strerror(errno));
             _exit(AFX_EXIT_CANNOT_EXEC);
         }
-        execveat(g->loader_fd, "", (char *const *)argv, none, AT_EMPTY_PATH);
+        execveat(g->loader_fd, "", (char *const *)argv, jail_env, AT_EMPTY_PATH);
     } else if (g->loader != NULL) {
         fcntl(self, F_SETFD, 0);
         execve(g->loader, (char *const *)argv, env);
     } else {
         execveat(self, "", (char *const *)argv, env, AT_EMPTY_PATH);
+        /* No execveat (Linux before 3.19, a seccomp filter, qemu-user
+         * 7.2): the same file by its /proc name. */
+        if (errno == ENOSYS) {
+            fcntl(self, F_SETFD, 0);
+            execve(program, (char *const *)argv, env);
+        }
     }
     fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(AFX_EXIT_CANNOT_EXEC);

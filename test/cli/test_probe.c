@@ -86,7 +86,7 @@ END_TEST
 START_TEST(through_an_explicit_loader)
 {
     struct run r;
-    run(&r, ARGV("ARENAFIX_LIBRARY"), ARGV("/lib64/ld-linux-x86-64.so.2", cli(), "probe"));
+    run(&r, ARGV("ARENAFIX_LIBRARY"), ARGV(AFX_SYSTEM_LOADER, cli(), "probe"));
     ck_assert_status(&r, 0);
     ck_assert_msg(strstr(r.out, "verdict: not affected") != NULL, "%s", r.out);
     /* It finds the library beside itself too, not beside ld.so. */
@@ -97,7 +97,7 @@ START_TEST(through_an_explicit_loader)
     if (g == NULL)
         return;
     char loader[PATH_MAX];
-    snprintf(loader, sizeof loader, "%s/ld-linux-x86-64.so.2", g);
+    snprintf(loader, sizeof loader, "%s", affected_loader(g));
     run(&r, NULL, ARGV(loader, "--library-path", g, cli(), "probe", "--glibc", g));
     ck_assert_status(&r, 3);
     run_free(&r);
@@ -110,7 +110,7 @@ START_TEST(hanging_loader_is_given_up)
     char dir[] = "/tmp/arenafix-probe-XXXXXX", path[64];
     ck_assert(mkdtemp(dir) != NULL);
     struct run r;
-    snprintf(path, sizeof path, "%s/ld-linux-x86-64.so.2", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, AFX_LOADER);
     run(&r, NULL, ARGV("cp", test_prog("hostile"), path));
     run_free(&r);
     snprintf(path, sizeof path, "%s/hang", dir);
@@ -149,6 +149,41 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* A host that preloads the library for every program through
+ * /etc/ld.so.preload (docs/deploy.md): no environment keeps it out of the
+ * probe's children, so the probe must switch it off in the run meant to be
+ * without it, or an affected glibc looks fixed.  The file is replaced in a
+ * private mount namespace only. */
+START_TEST(host_wide_preload_does_not_hide_the_bug)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0) {
+        printf("SKIP %s: needs root and unshare -m\n", __func__);
+        return;
+    }
+    char list[] = "/tmp/afx-preload-XXXXXX";
+    int fd = mkstemp(list);
+    ck_assert_int_ge(fd, 0);
+    char line[PATH_MAX + 2];
+    int n = snprintf(line, sizeof line, "%s\n", testlib());
+    ck_assert_int_eq(write(fd, line, (size_t)n), n);
+    close(fd);
+    chmod(list, 0644);
+    static const char script[] = "mount --bind \"$1\" /etc/ld.so.preload 2>/dev/null ||"
+                                 " { touch /etc/ld.so.preload && mount --bind \"$1\" /etc/ld.so.preload; } &&"
+                                 " shift && exec \"$@\"";
+    struct run r;
+    run(&r, NULL, ARGV("unshare", "-m", "sh", "-c", script, "sh", list, cli(), "probe", "--glibc", g, "--json"));
+    unlink(list);
+    ck_assert_status(&r, 3);
+    ck_assert_msg(strstr(r.out, "\"verdict\":\"affected\"") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "\"arenas_pinned\":9,") != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 Suite *probe_suite(void)
 {
     Suite *s = suite_create("probe");
@@ -162,6 +197,7 @@ Suite *probe_suite(void)
     tcase_add_test(tc, through_an_explicit_loader);
     tcase_add_test(tc, hanging_loader_is_given_up);
     tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, host_wide_preload_does_not_hide_the_bug);
     suite_add_tcase(s, tc);
     return s;
 }
