@@ -34,12 +34,13 @@ B := build
 ARENAFIX_AFFECTED_GLIBC ?= $(if $(wildcard ../shared/glibc-bz30945/lib/libc.so.6),$(abspath ../shared/glibc-bz30945/lib))
 export ARENAFIX_AFFECTED_GLIBC
 
-.PHONY: all deps demo check bench install uninstall clean
+.PHONY: all deps demo check check-all bench install uninstall clean
 all:
 
 # Install the Debian packages the build and tests need (or say how).
 deps:
 	sh test/deps.sh
+	sh test/deb/build-deps.sh
 
 include shim/shim.mk
 -include test/test.mk
@@ -59,6 +60,12 @@ include shim/shim.mk
 # make check runs every suite but the packaging one, which installs
 # packages on the machine (make check-deb; .ci/run runs it too).
 check: check-hard check-vm
+
+# Every suite, as CI runs them: make check, then the ones that install
+# packages (check-deb), build for other systems and architectures
+# (check-rpm, check-cross) and boot the emulated affected Debian host
+# (check-host, as root).  About 20 minutes on a 2-CPU machine.
+check-all: check check-deb check-rpm check-cross check-host
 
 $(B):
 	mkdir -p $@
