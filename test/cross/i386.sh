@@ -16,36 +16,12 @@
 # "check-cross-i386: N passed, N failed, N skipped".
 set -u
 
-build=${1:?usage: i386.sh BUILDDIR}
 make=${MAKE:-make}
 triplet=i686-linux-gnu
 multiarch=i386-linux-gnu
 affected=/usr/$triplet/lib
-mkdir -p "$build"
-build=$(cd "$build" && pwd)
+. "$(dirname "$0")/parts.sh"
 lib=$build/shim/libarenafix.so
-log=$build/logs
-mkdir -p "$log"
-began=$(date +%s)
-
-passed=0 failed=0 skipped=0
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
-
-# part NAME CMD...: run CMD with its output in $log/NAME.log (its last
-# lines shown on failure), timed; pass or fail by its status.
-part() {
-    name=$1
-    shift
-    start=$(date +%s)
-    if "$@" > "$log/$name.log" 2>&1; then
-        pass "$name ($(($(date +%s) - start)) s)"
-    else
-        tail -n 40 "$log/$name.log"
-        fail "$name ($(($(date +%s) - start)) s; the whole output: $log/$name.log)"
-    fi
-}
 
 # ---- what the parts need ------------------------------------------------
 # gcc-multilib would do too, but Debian's removes the cross compilers.
@@ -218,6 +194,4 @@ else
     cat "$log/lib-expansion.log"
 fi
 
-echo "check-cross-i386: took $(($(date +%s) - began)) s"
-echo "check-cross-i386: $passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+finish check-cross-i386
