@@ -25,10 +25,49 @@ static void feed_maps(void *m, const char *piece, size_t len)
     afx_maps_feed(m, piece, len);
 }
 
-bool afx_read_maps(long pid, struct afx_maps *m)
+/* True if DIR/maps has something in it (one byte read, no more). */
+static bool has_maps(const char *dir)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+    char path[128], c;
+    snprintf(path, sizeof path, "%s/maps", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, &c, 1);
+    close(fd);
+    return n == 1;
+}
+
+void afx_mm_dir(long pid, char *dir, size_t size)
+{
+    snprintf(dir, size, "/proc/%ld", pid);
+    if (has_maps(dir))
+        return;
+    char tasks[64];
+    snprintf(tasks, sizeof tasks, "/proc/%ld/task", pid);
+    DIR *d = opendir(tasks);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (*end != '\0' || tid <= 0 || tid == pid)
+            continue;
+        char candidate[128];
+        snprintf(candidate, sizeof candidate, "/proc/%ld/task/%ld", pid, tid);
+        if (has_maps(candidate) && strlen(candidate) < size) {
+            snprintf(dir, size, "%s", candidate);
+            break;
+        }
+    }
+    closedir(d);
+}
+
+bool afx_read_maps(const char *dir, struct afx_maps *m)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/maps", dir);
     afx_maps_begin(m);
     if (!afx_read_pieces(path, feed_maps, m))
         return false;
@@ -68,12 +107,12 @@ void afx_read_threads(long pid, long online, struct afx_threads *t)
     closedir(d);
 }
 
-long afx_count_arenas(long pid, const struct afx_maps *m)
+long afx_count_arenas(const char *dir, const struct afx_maps *m)
 {
-    char path[64];
+    char path[128];
     if (m->kept < m->heaps)
         return -1;
-    snprintf(path, sizeof path, "/proc/%ld/mem", pid);
+    snprintf(path, sizeof path, "%s/mem", dir);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -91,15 +130,15 @@ long afx_count_arenas(long pid, const struct afx_maps *m)
     return first + 1;   /* and the main arena */
 }
 
-void afx_read_env(long pid, struct afx_env_facts *env)
+void afx_read_env(const char *dir, struct afx_env_facts *env)
 {
-    char path[64];
+    char path[128];
     size_t len;
-    snprintf(path, sizeof path, "/proc/%ld/auxv", pid);
+    snprintf(path, sizeof path, "%s/auxv", dir);
     char *auxv = afx_slurp_max(path, AUXV_MAX, &len);
     bool secure = auxv != NULL && afx_auxv_secure(auxv, len);
     free(auxv);
-    snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+    snprintf(path, sizeof path, "%s/environ", dir);
     char *text = afx_slurp_max(path, ENVIRON_MAX, &len);
     if (text == NULL || !afx_environ_facts(text, len, secure, env))
         afx_environ_facts("", 0, secure, env);

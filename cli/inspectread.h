@@ -9,8 +9,15 @@
 #include "procenv.h"
 #include "procmaps.h"
 
-/* /proc/PID/maps, fed to the scanner as it is read.  False with errno. */
-bool afx_read_maps(long pid, struct afx_maps *m);
+/* Where the process's memory is seen from: /proc/PID, or, once its main
+ * thread has exited (pthread_exit in main) while others run on, the
+ * /proc/PID/task/TID of a thread still running: the main thread's own
+ * maps, mem, environ and auxv are empty then.  DIR gets at least 64
+ * bytes. */
+void afx_mm_dir(long pid, char *dir, size_t size);
+
+/* DIR/maps, fed to the scanner as it is read.  False with errno. */
+bool afx_read_maps(const char *dir, struct afx_maps *m);
 
 struct afx_threads {
     long count;                 /* threads whose status could be read */
@@ -21,14 +28,15 @@ struct afx_threads {
 
 void afx_read_threads(long pid, long online, struct afx_threads *t);
 
-/* Arenas from the heap headers in /proc/PID/mem: main's and one per
- * first heap (heaps.h).  -1 if the memory cannot be read, or not all
- * heaps were kept. */
-long afx_count_arenas(long pid, const struct afx_maps *m);
+/* Arenas from the heap headers in DIR/mem: main's and one per first
+ * heap (heaps.h).  -1 if the memory cannot be read, or not all heaps
+ * were kept. */
+long afx_count_arenas(const char *dir, const struct afx_maps *m);
 
-/* Its initial environment and auxiliary vector: the settings glibc and
- * libarenafix took from them (defaults where unreadable). */
-void afx_read_env(long pid, struct afx_env_facts *env);
+/* Its initial environment and auxiliary vector (DIR/environ, DIR/auxv):
+ * the settings glibc and libarenafix took from them (defaults where
+ * unreadable). */
+void afx_read_env(const char *dir, struct afx_env_facts *env);
 
 /* path, inside the process's root, as a path in ours: the process's
  * own files for a caller with its credentials. */

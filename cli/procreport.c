@@ -95,10 +95,10 @@ static int read_name(struct afx_report *r)
 }
 
 /* The kernel's name for its executable: text, never followed. */
-static void read_exe(struct afx_report *r)
+static void read_exe(struct afx_report *r, const char *dir)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/exe", r->pid);
+    char path[160];
+    snprintf(path, sizeof path, "%s/exe", dir);
     ssize_t n = readlink(path, r->exe, sizeof r->exe - 1);
     r->exe[n > 0 ? n : 0] = '\0';
 }
@@ -119,8 +119,10 @@ int afx_report_read(struct afx_report *r, const char **what)
         *what = "comm";
         return err;
     }
-    read_exe(r);
-    if (!afx_read_maps(r->pid, &r->maps)) {
+    char dir[128];
+    afx_mm_dir(r->pid, dir, sizeof dir);
+    read_exe(r, dir);
+    if (!afx_read_maps(dir, &r->maps)) {
         *what = "maps";
         return errno;
     }
@@ -128,8 +130,8 @@ int afx_report_read(struct afx_report *r, const char **what)
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
 
     afx_read_threads(r->pid, r->host.online, &r->threads);
-    r->exact = afx_count_arenas(r->pid, &r->maps);
-    afx_read_env(r->pid, &r->env);
+    r->exact = afx_count_arenas(dir, &r->maps);
+    afx_read_env(dir, &r->env);
     glibc_version(r);
     return 0;
 }

@@ -1,12 +1,15 @@
 /* A process with a known number of arenas, for "arenafix inspect":
  *
- *   arenawait THREADS [pinned|grow]
+ *   arenawait THREADS [pinned|grow] [leaderexit]
  *
  * Starts THREADS threads (pinned: each first pins itself to one CPU),
  * each mallocs once, then all stay alive.  grow: the first thread's
  * arena grows past one heap (64 MiB), which maps cannot tell from a
  * second arena.  Prints "arenas=N" as
- * malloc_info counts them and waits until stdin is closed. */
+ * malloc_info counts them and waits until stdin is closed.  leaderexit:
+ * then the main thread leaves with pthread_exit, as some programs end
+ * main, and another thread waits for stdin: the process runs on with an
+ * empty /proc/PID/maps. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -52,6 +55,15 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static void *wait_stdin(void *arg)
+{
+    (void)arg;
+    char buf[64];
+    while (read(STDIN_FILENO, buf, sizeof buf) > 0)
+        ;
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 4;
@@ -68,6 +80,12 @@ int main(int argc, char **argv)
     pthread_barrier_wait(&attached);
     printf("arenas=%d\n", count_arenas());
     fflush(stdout);
+    if (argc > 3 && strcmp(argv[3], "leaderexit") == 0) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, wait_stdin, NULL) != 0)
+            return 2;
+        pthread_exit(NULL);
+    }
     char buf[64];
     while (read(STDIN_FILENO, buf, sizeof buf) > 0)
         ;

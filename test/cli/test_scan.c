@@ -243,6 +243,39 @@ START_TEST(affected_process_is_hit)
 }
 END_TEST
 
+/* A process whose main thread has left (pthread_exit in main) while its
+ * pinned threads run on: the main thread's /proc/PID/maps is empty, and
+ * the scan must read the process through a live thread, not take it for
+ * one without glibc and leave it out. */
+START_TEST(process_after_main_thread_exit)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    struct live l;
+    struct run r, one;
+    live_start(&l, NULL,
+               ARGV(affected_loader(g), "--library-path", g, test_prog("arenawait"), "30", "pinned", "leaderexit"));
+    ck_assert_int_eq(l.arenas, 9);
+    scan_text(&r, NULL);
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&one, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+
+    ck_assert_status(&r, 3);
+    const char *line = line_of(r.out, l.pid);
+    ck_assert_msg(verdict_is(line, "hit"), "pid %d: %s\n%s", (int)l.pid, line, r.out);
+    ck_assert_msg(strstr(line, "threads share 9 arenas") != NULL, "%s", line);
+    run_free(&r);
+    ck_assert_status(&one, 3);
+    ck_assert_msg(strstr(one.out, "\"arenas_counted\":9") != NULL, "%s", one.out);
+    run_free(&one);
+}
+END_TEST
+
 /* The same process with the library preloaded: fine, fixed by it. */
 START_TEST(preloaded_process_is_fixed)
 {
@@ -477,6 +510,7 @@ Suite *scan_suite(void)
     tcase_add_test(tc, stat_flags);
     tcase_add_test(tc, glibc_state_by_version);
     tcase_add_test(tc, affected_process_is_hit);
+    tcase_add_test(tc, process_after_main_thread_exit);
     tcase_add_test(tc, preloaded_process_is_fixed);
     tcase_add_test(tc, single_threaded_process);
     tcase_add_test(tc, host_glibc_probed_once);
