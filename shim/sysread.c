@@ -94,16 +94,26 @@ static long read_small(const char *path, char *buf, size_t size)
     return (long)len;
 }
 
-long afx_thread_count(void)
+/* Apart, so that only this rare path pays for its 4 KiB of stack: the
+ * count is taken on every pthread_create until the limit is set, and
+ * in verbose mode from the affinity calls, which a signal handler on a
+ * small alternate stack may make. */
+static __attribute__((noinline)) long thread_count_from_status(void)
 {
     char buf[4096];
-    long len = read_small("/proc/self/stat", buf, 1024);
+    long len = read_small("/proc/self/status", buf, sizeof buf);
+    return len >= 0 ? afx_status_threads(buf, (size_t)len) : -1;
+}
+
+long afx_thread_count(void)
+{
+    char buf[1024];
+    long len = read_small("/proc/self/stat", buf, sizeof buf);
     long n = len >= 0 ? afx_stat_num_threads(buf, (size_t)len) : -1;
     if (n >= 0 || len < 0)
         return n;
     /* Read, but no count in it (qemu-user): the status file's. */
-    len = read_small("/proc/self/status", buf, sizeof buf);
-    return len >= 0 ? afx_status_threads(buf, (size_t)len) : -1;
+    return thread_count_from_status();
 }
 
 long afx_thread_cpus(void)

@@ -78,9 +78,13 @@ static int play_loader(void)
     char *after = strrchr(stat, ')');
     if (after == NULL || sscanf(stat, "%ld", &pid) != 1 || sscanf(after, ") %*c %*d %*d %ld", &sid) != 1)
         sid = -1;
-    int env = 0;
-    while (environ[env] != NULL)
-        env++;
+    /* Its whole environment, as given: the probe passes exactly one
+     * variable, the library's off switch. */
+    char env[512] = "";
+    for (int i = 0; environ[i] != NULL; i++) {
+        size_t used = strlen(env);
+        snprintf(env + used, sizeof env - used, "%s%s", i > 0 ? "," : "", environ[i]);
+    }
     int tty = open("/dev/tty", O_RDONLY | O_NOCTTY);
     const char *tty_said = tty >= 0 ? "yes" : "no";
     snprintf(path, sizeof path, "%s/created-by-the-probe", dir);
@@ -88,9 +92,9 @@ static int play_loader(void)
     pid_t child = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
     if (child == 0)
         _exit(0);
-    printf("jail uid=%s gid=%s capeff=%s capbnd=%s nnp=%s seccomp=%s sid=%s env=%d tty=%s create=%s "
+    printf("jail uid=%s gid=%s capeff=%s capbnd=%s nnp=%s seccomp=%s sid=%s env=%s tty=%s create=%s "
            "fork=%s\n",
-           uid, gid, capeff, capbnd, nnp, seccomp, sid == pid ? "own" : "inherited", env, tty_said,
+           uid, gid, capeff, capbnd, nnp, seccomp, sid == pid ? "own" : "inherited", env[0] ? env : "none", tty_said,
            created, child > 0 ? "yes" : "no");
     return 1;
 }

@@ -85,7 +85,8 @@ strays() {
 
 # Item: inspect ran the ld.so the process mapped, as root.  Now its code
 # runs with the process's IDs, no capability, no_new_privs, a system
-# call filter, its own session and no environment; it cannot create a
+# call filter, its own session and no environment but the library's off
+# switch (ARENAFIX_MODE=off: a host-wide preload stays out); it cannot create a
 # file or a process.
 p_attack_probe_jail() {
     attacker
@@ -97,7 +98,7 @@ p_attack_probe_jail() {
     cat out
     [ "$rc" -le 4 ] || die "inspect: exit status $rc"
     local ids="$AUID/$AUID/$AUID/$AUID" gids="$AGID/$AGID/$AGID/$AGID"
-    grep -q "jail uid=$ids gid=$gids capeff=0000000000000000 capbnd=0000000000000000 nnp=1 seccomp=2 sid=own env=0 tty=no create=no fork=no" out \
+    grep -q "jail uid=$ids gid=$gids capeff=0000000000000000 capbnd=0000000000000000 nnp=1 seccomp=2 sid=own env=ARENAFIX_MODE=off tty=no create=no fork=no" out \
         || die "the process's ld.so ran with more than the process has"
     [ ! -e "$HOME_DIR/created-by-the-probe" ] || { ls -l "$HOME_DIR"; die "the probe created a file"; }
     [ -z "$(strays)" ] || die "processes left: $(strays)"
