@@ -42,6 +42,11 @@ command -v $triplet-gcc > /dev/null ||
 no_run() {
     entry=/proc/sys/fs/binfmt_misc/qemu-aarch64
     conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+    # A fresh machine or container may not have it mounted: as root, do
+    # what systemd's proc-sys-fs-binfmt_misc.mount would.
+    if [ ! -e /proc/sys/fs/binfmt_misc/register ] && [ "$(id -u)" -eq 0 ]; then
+        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2> /dev/null || true
+    fi
     if [ ! -e $entry ] && [ "$(id -u)" -eq 0 ] && [ -w /proc/sys/fs/binfmt_misc/register ] &&
         [ -r $conf ] && grep -q 'qemu-aarch64-static\|:[A-Z]*F[A-Z]*$' $conf; then
         echo "registering qemu-aarch64 with binfmt_misc ($conf)" >&2
