@@ -108,29 +108,13 @@ online=$(getconf _NPROCESSORS_ONLN)
 limit=$((online * 2 > 3 ? online * 2 : 3))
 fixed=$((limit < threads + 1 ? limit : threads + 1))
 bug=3
-arenas() {
-    "$@" 2> /dev/null | sed -n 's/^arenas=//p'
-}
 proof() {
     loader="$affected/ld-linux.so.2 --library-path $affected"
     prog="$build/test/pinned"
     echo "i386, $online CPUs online, $threads threads: the fixed glibc gives $fixed arenas" \
          "(2 x $online CPUs, at least arena_test + 1), the bug $bug"
     bad=0
-    # glibc PATH MODE EXPECTED: one count, checked
-    count() {
-        case $1 in fixed) run=;; *) run=$loader;; esac
-        # The preload for the i386 program alone, not sed.
-        case $3 in -) n=$(arenas $run "$prog" "$2" $threads);;
-                   *) n=$(arenas sh -c 'm=$1 p=$2; shift 2; ARENAFIX_MODE=$m LD_PRELOAD=$p exec "$@"' \
-                              sh "$3" "$lib" $run "$prog" "$2" $threads);;
-        esac
-        [ "$n" = "$4" ] && verdict=ok || { verdict="FAIL (expected $4)"; bad=1; }
-        printf '%-22s %-9s %-16s arenas=%-3s %s\n' \
-            "$(case $1 in fixed) echo "libc6:i386 (fixed)";; *) echo libc6-i386-cross;; esac)" \
-            "$(case $2 in none) echo unpinned;; *) echo pinned;; esac)" \
-            "$(case $3 in -) echo without;; *) echo "arenafix $3";; esac)" "$n" "$verdict"
-    }
+    fixed_name="libc6:i386 (fixed)" affected_name=libc6-i386-cross
     count fixed none - $fixed
     count fixed none mallopt $fixed
     count fixed self - $fixed

@@ -28,6 +28,28 @@ part() {
     fi
 }
 
+# The proof's counts.  count GLIBC PATH MODE EXPECTED: GLIBC fixed (the
+# system's) or affected (run through $loader), PATH none or self
+# (test/progs/pinned), MODE - (without arenafix) or an ARENAFIX_MODE; one
+# line of the table, and bad=1 if the count is not EXPECTED.  Uses
+# $prog, $threads, $lib, $loader, $fixed_name, $affected_name.  The
+# library is preloaded for the program alone, not for the counting sed.
+arenas() {
+    "$@" 2> /dev/null | sed -n 's/^arenas=//p'
+}
+count() {
+    case $1 in fixed) run=;; *) run=$loader;; esac
+    case $3 in -) n=$(arenas $run "$prog" "$2" $threads);;
+               *) n=$(arenas sh -c 'm=$1 p=$2; shift 2; ARENAFIX_MODE=$m LD_PRELOAD=$p exec "$@"' \
+                          sh "$3" "$lib" $run "$prog" "$2" $threads);;
+    esac
+    [ "$n" = "$4" ] && verdict=ok || { verdict="FAIL (expected $4)"; bad=1; }
+    printf '%-22s %-9s %-16s arenas=%-3s %s\n' \
+        "$(case $1 in fixed) echo "$fixed_name";; *) echo "$affected_name";; esac)" \
+        "$(case $2 in none) echo unpinned;; *) echo pinned;; esac)" \
+        "$(case $3 in -) echo without;; *) echo "arenafix $3";; esac)" "$n" "$verdict"
+}
+
 # finish TARGET: the closing lines; fails when a part failed.
 finish() {
     echo "$1: took $(($(date +%s) - began)) s"
