@@ -73,6 +73,11 @@ class Results:
         self.lines.append("SKIP  %s: %s" % (name, why))
 
 
+# The fields that tell apart the lines of a tag check.sh prints more than once.
+REPEATED = {"eal": ("how",), "ctr": ("how",), "dpdk-test": ("name",),
+            "eal-service": ("enabled",), "omp": ("runtime", "how", "taskset")}
+
+
 class Stage:
     """What one boot printed: AFX facts, AFXJSON documents, strace lines."""
 
@@ -90,15 +95,13 @@ class Stage:
                     if "=" in word:
                         k, v = word.split("=", 1)
                         kv[k] = v
-                # Some tags repeat with a distinguishing key (how=, name=).
+                # Tags that repeat are told apart by fields of their own
+                # (eal how=plain: "eal/plain"); a line with none of them
+                # keeps the bare tag.
+                fields = REPEATED.get(tag, ())
                 key = tag
-                for sub in ("how", "name", "runtime", "enabled"):
-                    if sub in kv and tag in ("eal", "omp", "ctr", "dpdk-test", "eal-service"):
-                        key = "%s/%s" % (key, kv[sub])
-                        if tag == "omp":
-                            key = "omp/%s/%s/%s" % (kv.get("runtime", "?"), kv.get("how", "?"),
-                                                    kv.get("taskset", "?"))
-                        break
+                if any(f in kv for f in fields):
+                    key = "/".join([tag] + [kv.get(f, "?") for f in fields])
                 self.facts[key] = kv
                 self.facts.setdefault("_raw_" + tag, []).append(line)
             elif line.startswith("AFXJSON "):

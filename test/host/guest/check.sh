@@ -43,8 +43,10 @@ json() {
 }
 
 # The fixed glibc the root file system shipped with, kept aside by the
-# diversion: the oracle every count is compared with.
-fixed() { /lib64/ld-linux-x86-64.so.2 --library-path "$FIXED" "$@"; }
+# diversion: the oracle every count is compared with.  A command prefix
+# (no blanks in it), so that it also goes after taskset or into the
+# container.
+ON_FIXED="/lib64/ld-linux-x86-64.so.2 --library-path $FIXED"
 
 # kv LINE: the key=value words of a program's one-line report.
 kv() { printf '%s\n' "$1" | tr ' ' '\n' | grep '=' | tr '\n' ' '; }
@@ -103,13 +105,13 @@ stage_main() {
     json scan-before arenafix inspect --all --json
     # The oracle: the same workload, narrowed as the service is, on the
     # root file system's own (fixed) libc.so.6.
-    out "AFX pinned-fixed $(kv "$(taskset -c 0-7 /lib64/ld-linux-x86-64.so.2 --library-path "$FIXED" "$PROGS/pinnedd" --threads $THREADS --exit | tail -n 1)")"
+    out "AFX pinned-fixed $(kv "$(taskset -c 0-7 $ON_FIXED "$PROGS/pinnedd" --threads $THREADS --exit | tail -n 1)")"
 
     # 2. DPDK: a command, then the service.
     for how in plain fixed arenafix; do
         case $how in
         plain) r=$("$PROGS/ealloop" -l 0-15 $EAL 2>/dev/null | tail -n 1) ;;
-        fixed) r=$(fixed "$PROGS/ealloop" -l 0-15 $EAL 2>/dev/null | tail -n 1) ;;
+        fixed) r=$($ON_FIXED "$PROGS/ealloop" -l 0-15 $EAL 2>/dev/null | tail -n 1) ;;
         arenafix) r=$(arenafix "$PROGS/ealloop" -l 0-15 $EAL 2>/dev/null | tail -n 1) ;;
         esac
         out "AFX eal how=$how $(kv "$r")"
@@ -147,7 +149,7 @@ stage_main() {
                 set --
                 [ $narrow = yes ] && set -- taskset -c 0
                 case $how in
-                fixed) set -- "$@" /lib64/ld-linux-x86-64.so.2 --library-path "$FIXED" ;;
+                fixed) set -- "$@" $ON_FIXED ;;
                 arenafix) set -- "$@" arenafix ;;
                 esac
                 r=$(OMP_PROC_BIND=close OMP_PLACES=cores "$@" "$p" $THREADS 2>/dev/null)
@@ -236,7 +238,7 @@ stage_container() {
     for how in plain fixed arenafix; do
         case $how in
         plain) r=$(enter "$PROGS/pinnedd" --threads $THREADS --exit) ;;
-        fixed) r=$(enter /lib64/ld-linux-x86-64.so.2 --library-path "$FIXED" "$PROGS/pinnedd" --threads $THREADS --exit) ;;
+        fixed) r=$(enter $ON_FIXED "$PROGS/pinnedd" --threads $THREADS --exit) ;;
         arenafix) r=$(enter arenafix "$PROGS/pinnedd" --threads $THREADS --exit) ;;
         esac
         out "AFX ctr how=$how $(kv "$(printf '%s\n' "$r" | tail -n 1)")"
@@ -286,7 +288,7 @@ stage_isol() {
     json isol-probe arenafix probe --json
     restart afx-house isol-restart-before
     inspect_unit isol-inspect-before afx-house
-    out "AFX isol-fixed $(kv "$(taskset -c 0-1 /lib64/ld-linux-x86-64.so.2 --library-path "$FIXED" "$PROGS/pinnedd" --threads $THREADS --exit | tail -n 1)")"
+    out "AFX isol-fixed $(kv "$(taskset -c 0-1 $ON_FIXED "$PROGS/pinnedd" --threads $THREADS --exit | tail -n 1)")"
     arenafix enable afx-house >/dev/null 2>&1
     out "AFX isol-enable rc=$?"
     systemctl daemon-reload
