@@ -38,30 +38,29 @@ static bool has_maps(const char *dir)
     return n == 1;
 }
 
-void afx_mm_dir(long pid, char *dir, size_t size)
+bool afx_live_thread_dir(long pid, char *dir, size_t size)
 {
-    snprintf(dir, size, "/proc/%ld", pid);
-    if (has_maps(dir))
-        return;
     char tasks[64];
     snprintf(tasks, sizeof tasks, "/proc/%ld/task", pid);
     DIR *d = opendir(tasks);
     if (d == NULL)
-        return;
+        return false;
+    bool found = false;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
+    while (!found && (e = readdir(d)) != NULL) {
         char *end;
         long tid = strtol(e->d_name, &end, 10);
         if (*end != '\0' || tid <= 0 || tid == pid)
             continue;
-        char candidate[128];
+        char candidate[64];    /* "/proc/" and two longs fit */
         snprintf(candidate, sizeof candidate, "/proc/%ld/task/%ld", pid, tid);
         if (has_maps(candidate) && strlen(candidate) < size) {
             snprintf(dir, size, "%s", candidate);
-            break;
+            found = true;
         }
     }
     closedir(d);
+    return found;
 }
 
 bool afx_read_maps(const char *dir, struct afx_maps *m)

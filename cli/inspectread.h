@@ -9,12 +9,11 @@
 #include "procenv.h"
 #include "procmaps.h"
 
-/* Where the process's memory is seen from: /proc/PID, or, once its main
- * thread has exited (pthread_exit in main) while others run on, the
- * /proc/PID/task/TID of a thread still running: the main thread's own
- * maps, mem, environ and auxv are empty then.  DIR gets at least 64
- * bytes. */
-void afx_mm_dir(long pid, char *dir, size_t size);
+/* When a process's main thread has exited (pthread_exit in main) while
+ * others run on, its /proc/PID/maps, mem, environ and auxv are empty:
+ * /proc/PID/task/TID of a thread still running shows the same memory.
+ * True, with that directory in DIR, if there is one. */
+bool afx_live_thread_dir(long pid, char *dir, size_t size);
 
 /* DIR/maps, fed to the scanner as it is read.  False with errno. */
 bool afx_read_maps(const char *dir, struct afx_maps *m);

@@ -120,12 +120,13 @@ int afx_report_read(struct afx_report *r, const char **what)
         return err;
     }
     char dir[128];
-    afx_mm_dir(r->pid, dir, sizeof dir);
-    read_exe(r, dir);
-    if (!afx_read_maps(dir, &r->maps)) {
+    snprintf(dir, sizeof dir, "/proc/%ld", r->pid);
+    if (!afx_read_maps(dir, &r->maps)
+        || (r->maps.lines == 0 && afx_live_thread_dir(r->pid, dir, sizeof dir) && !afx_read_maps(dir, &r->maps))) {
         *what = "maps";
         return errno;
     }
+    read_exe(r, dir);
     if (r->maps.libc.path[0] == '\0' && r->maps.loader.path[0] == '\0' && r->maps.heaps == 0)
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
 

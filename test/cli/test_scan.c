@@ -209,30 +209,46 @@ END_TEST
 
 /* ---- the host ------------------------------------------------------------ */
 
+/* Start arenawait's 30 pinned threads (and MODE, or NULL) on the affected
+ * glibc: the bug's 9 arenas.  False, having said why, where it cannot run. */
+static bool start_hit(struct live *l, const char *test, const char *mode)
+{
+    if (skip_emulated(test, EMULATED_PROC))
+        return false;
+    const char *g = affected_glibc(test);
+    if (g == NULL)
+        return false;
+    live_start(l, NULL, ARGV(affected_loader(g), "--library-path", g, test_prog("arenawait"), "30", "pinned", mode));
+    ck_assert_int_eq(l->arenas, 9);
+    return true;
+}
+
+/* The scan's text lists PID as hit, for its 9 arenas, and says hit. */
+static const char *listed_hit(const struct run *r, pid_t pid)
+{
+    ck_assert_status(r, 3);
+    const char *line = line_of(r->out, pid);
+    ck_assert_msg(verdict_is(line, "hit"), "pid %d: %s\n%s", (int)pid, line, r->out);
+    ck_assert_msg(strstr(line, "threads share 9 arenas") != NULL, "%s", line);
+    return line;
+}
+
 /* 30 threads pinned before their first malloc on the affected glibc:
  * 9 arenas, listed as hit, and the scan's status says hit (no verdict
  * is worse, whatever else runs). */
 START_TEST(affected_process_is_hit)
 {
-    if (skip_emulated(__func__, EMULATED_PROC))
-        return;
-    const char *g = affected_glibc(__func__);
-    if (g == NULL)
-        return;
     struct live l;
     struct run r, listing;
-    live_start(&l, NULL, ARGV(affected_loader(g), "--library-path", g, test_prog("arenawait"), "30", "pinned"));
-    ck_assert_int_eq(l.arenas, 9);
+    if (!start_hit(&l, __func__, NULL))
+        return;
     scan_text(&r, NULL);
     bool json = have_python(__func__);
     int json_status = json ? scan_json(&listing, NULL, NULL) : 3;
     live_stop(&l);
 
-    ck_assert_status(&r, 3);
-    const char *line = line_of(r.out, l.pid);
-    ck_assert_msg(verdict_is(line, "hit"), "pid %d: %s\n%s", (int)l.pid, line, r.out);
+    const char *line = listed_hit(&r, l.pid);
     ck_assert_msg(strstr(line, " 31     30      9  2.36 ") != NULL, "%s", line);
-    ck_assert_msg(strstr(line, "threads share 9 arenas") != NULL, "%s", line);
     ck_assert_int_ge(text_consistent(r.out).hit, 1);
     run_free(&r);
     if (json) {
@@ -249,26 +265,17 @@ END_TEST
  * one without glibc and leave it out. */
 START_TEST(process_after_main_thread_exit)
 {
-    if (skip_emulated(__func__, EMULATED_PROC))
-        return;
-    const char *g = affected_glibc(__func__);
-    if (g == NULL)
-        return;
     struct live l;
     struct run r, one;
-    live_start(&l, NULL,
-               ARGV(affected_loader(g), "--library-path", g, test_prog("arenawait"), "30", "pinned", "leaderexit"));
-    ck_assert_int_eq(l.arenas, 9);
+    if (!start_hit(&l, __func__, "leaderexit"))
+        return;
     scan_text(&r, NULL);
     char pid[24];
     snprintf(pid, sizeof pid, "%d", (int)l.pid);
     run(&one, NULL, ARGV(cli(), "inspect", "--json", pid));
     live_stop(&l);
 
-    ck_assert_status(&r, 3);
-    const char *line = line_of(r.out, l.pid);
-    ck_assert_msg(verdict_is(line, "hit"), "pid %d: %s\n%s", (int)l.pid, line, r.out);
-    ck_assert_msg(strstr(line, "threads share 9 arenas") != NULL, "%s", line);
+    listed_hit(&r, l.pid);
     run_free(&r);
     ck_assert_status(&one, 3);
     ck_assert_msg(strstr(one.out, "\"arenas_counted\":9") != NULL, "%s", one.out);
