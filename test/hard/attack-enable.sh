@@ -171,7 +171,10 @@ p_ae_root_swap() {
 # a build tree the user owns.
 p_ae_library() {
     ae_setup
-    ae_as_user cp "$LIB" "$H/libarenafix.so"
+    # The user's copies are put there by root and given to the user: the
+    # checkout they come from need not be readable by the user (a
+    # mktemp -d clone is mode 0700).
+    install -o $AE_UID -g $AE_UID -m 644 "$LIB" "$H/libarenafix.so"
     ARENAFIX_LIBRARY=$H/libarenafix.so run out err "$CLI" enable --root "$T" web
     [ "$rc" -eq 1 ] || { cat out err; die "a user's ARENAFIX_LIBRARY: exit $rc, want 1"; }
     grep -q "builder: is a directory not owned by root" err || { cat err; die "no reason given"; }
@@ -179,8 +182,8 @@ p_ae_library() {
     ARENAFIX_LIBRARY=$AE/shared/libarenafix.so run out err "$CLI" enable --root "$T" web
     [ "$rc" -eq 1 ] || { cat out err; die "root's library in a user's directory: exit $rc, want 1"; }
     ae_as_user mkdir -p "$H/src/build/cli" "$H/src/shim"
-    ae_as_user cp "$CLI" "$H/src/build/cli/arenafix"
-    ae_as_user cp "$LIB" "$H/src/shim/libarenafix.so"
+    install -o $AE_UID -g $AE_UID -m 755 "$CLI" "$H/src/build/cli/arenafix"
+    install -o $AE_UID -g $AE_UID -m 644 "$LIB" "$H/src/shim/libarenafix.so"
     run out err env -u ARENAFIX_LIBRARY "$H/src/build/cli/arenafix" enable --root "$T" web
     [ "$rc" -eq 1 ] || { cat out err; die "a user's build tree library: exit $rc, want 1"; }
     [ ! -e "$T/etc/systemd/system/web.service.d/arenafix.conf" ] || die "a drop-in was written"
