@@ -59,7 +59,7 @@ uninstall-cli:
 # ---- make check-cli: the command run for real (test/cli/) ------------
 CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
 CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c cli/procmaps.c cli/verdict.c cli/unitfile.c \
-                 cli/escape.c cli/procstatus.c cli/procenv.c cli/heaps.c cli/probejudge.c cli/mappedfile.c \
+                 cli/escape.c cli/procstatus.c cli/procenv.c cli/heaps.c cli/probejudge.c cli/mappedfile.c cli/probefilter.c cli/proclimits.c \
                  shim/sysparse.c shim/config.c shim/usersettings.c
 
 $(B)/test/cli-tests: $(CLI_TEST_SRC) $(CLI_TEST_PURE) test/cli/harness.h test/progs/loader.h test/progs/emulated.h | $(B)/test

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "escape.h"
+#include "glibctrust.h"
 #include "hostinfo.h"
 #include "jail.h"
 #include "mappedfile.h"
@@ -50,27 +52,84 @@ static void libc_dir(const struct afx_mapping *libc, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)n, libc->path);
 }
 
+/* Open the file of mapping m (its "ld.so" or "libc.so.6") and keep it
+ * only if root alone can have written it (glibctrust.h); else say why
+ * in the report.  -1 if it may not run. */
+static int open_trusted(struct afx_report *r, const struct afx_mapping *m, const char *what)
+{
+    char why[PATH_MAX + 160];
+    int fd = afx_mapped_open(r->pid, m);
+    if (fd < 0) {
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot open its %s: %s", what, strerror(errno));
+        return -1;
+    }
+    if (afx_glibc_trusted(r->pid, m, fd, why, sizeof why))
+        return fd;
+    close(fd);
+    r->untested = true;
+    snprintf(r->probe_note, sizeof r->probe_note,
+             "not executed: its %s %.120s: %.160s; inspect runs only a glibc that root alone can change "
+             "(test this one as its owner: arenafix probe --glibc DIR)", what, m->path, why);
+    return -1;
+}
+
+/* The process still maps, where it did, the file fd is. */
+static bool still_mapped(const struct afx_report *r, const struct afx_mapping *m, int fd)
+{
+    struct stat then, now;
+    int again = afx_mapped_open(r->pid, m);
+    bool same = again >= 0 && fstat(fd, &then) == 0 && fstat(again, &now) == 0 && then.st_dev == now.st_dev
+                && then.st_ino == now.st_ino;
+    if (again >= 0)
+        close(again);
+    return same;
+}
+
 /* Run the probe under its own ld.so and libc, as it would run them:
- * its credentials, its namespaces and root, nothing more (jail.h). */
+ * its credentials, its namespaces and root, nothing more (jail.h), and
+ * only when those files are root's alone (glibctrust.h).  Its
+ * credentials are read before anything is opened and must be the same
+ * after; its maps must still show the files opened; the PID must still
+ * name the process read. */
 static void probe_its_glibc(struct afx_report *r)
 {
     static struct afx_jail jail;
+    static struct afx_creds before;
     char libdir[PATH_MAX + 64], err[512];
     if (r->maps.libc.path[0] == '\0' || r->maps.loader.path[0] == '\0') {
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
         return;
     }
-    /* The loader first: opening the jail checks that the PID still
-     * names the process all this was read from. */
-    int loader = afx_mapped_open(r->pid, &r->maps.loader);
-    if (loader < 0) {
-        snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot open its ld.so: %s", strerror(errno));
+    if (!afx_jail_creds(r->pid, &before)) {
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot read its credentials");
         return;
     }
-    if (!afx_jail_open(&jail, r->pid, r->pidfd, err, sizeof err)) {
+    int loader = open_trusted(r, &r->maps.loader, "ld.so");
+    int libc = loader < 0 ? -1 : open_trusted(r, &r->maps.libc, "libc.so.6");
+    if (libc < 0) {
+        if (loader >= 0)
+            close(loader);
+        return;
+    }
+    bool ok = afx_preload_list_trusted(r->pid, err, sizeof err), tried = false;
+    if (!ok) {
+        r->untested = true;
+        snprintf(r->probe_note, sizeof r->probe_note, "not executed: the loader would read its /etc/ld.so.preload, "
+                 "and %.300s", err);
+    } else if ((tried = true) && !afx_jail_open(&jail, r->pid, &before, err, sizeof err)) {
+        r->untested = strstr(err, "credentials changed") != NULL || strstr(err, "mixed") != NULL;
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: %.300s", err);
+        ok = false;
+    } else if (!still_mapped(r, &r->maps.loader, loader) || !still_mapped(r, &r->maps.libc, libc)
+               || !afx_report_same_process(r)) {
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: it exited or ran another program while it was read");
+        ok = false;
+    }
+    close(libc);
+    if (!ok) {
         close(loader);
-        afx_jail_close(&jail);
-        snprintf(r->probe_note, sizeof r->probe_note, "not probed: %.200s", err);
+        if (tried)
+            afx_jail_close(&jail);
         return;
     }
     libc_dir(&r->maps.libc, libdir, sizeof libdir);
@@ -78,13 +137,14 @@ static void probe_its_glibc(struct afx_report *r)
         afx_in_root(r->pid, libdir, sizeof libdir);
     struct afx_glibc g = { .libdir = libdir, .jail = &jail, .loader_fd = loader };
     struct afx_probe p;
-    bool ok = afx_probe_glibc(&g, r->host.online, NULL, &p, err, sizeof err);
+    ok = afx_probe_glibc(&g, r->host.online, NULL, &p, err, sizeof err);
     close(loader);
     afx_jail_close(&jail);
     if (!ok) {
         snprintf(r->probe_note, sizeof r->probe_note, "probe failed: %.300s", err);
         return;
     }
+    r->probed = true;
     r->state = p.verdict == AFX_AFFECTED ? AFX_GLIBC_AFFECTED
                : p.verdict == AFX_NOT_AFFECTED ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
     snprintf(r->probe_note, sizeof r->probe_note, "probed as the process: %s", p.reason);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "probefilter.h"
+#include "proclimits.h"
 #include "readfile.h"
 
 /* PID last: entering it takes effect at the next fork.  Mount last but
@@ -24,6 +25,8 @@
 static const char *const ns_names[AFX_JAIL_NS] = { "cgroup", "ipc", "net", "uts", "mnt", "pid" };
 
 #define STATUS_MAX (1L << 20)
+/* The kernel writes 16 lines of at most 80 bytes. */
+#define LIMITS_MAX (16L << 10)
 
 static bool read_creds(const char *path, struct afx_creds *c)
 {
@@ -91,10 +94,26 @@ static bool open_privileged(struct afx_jail *j, long pid, char *err, size_t size
         snprintf(err, size, "cannot open its root directory: %s", strerror(errno));
         return false;
     }
+    /* Its limits through prlimit, or where that is refused (a root
+     * without CAP_SYS_RESOURCE, in a container) from /proc: a probe
+     * with more than it has is no probe of it. */
+    static struct rlimit listed[RLIM_NLIMITS];
+    bool found[RLIM_NLIMITS] = { false };
+    snprintf(path, sizeof path, "/proc/%ld/limits", pid);
+    char *text = afx_slurp_max(path, LIMITS_MAX, NULL);
+    bool parsed = text != NULL && afx_limits_parse(text, listed, found);
+    free(text);
     for (int r = 0; r < RLIM_NLIMITS; r++) {
         struct rlimit theirs;
-        if (getrlimit(r, &j->limits[r]) != 0 || prlimit((pid_t)pid, r, NULL, &theirs) != 0)
+        if (getrlimit(r, &j->limits[r]) != 0)
             continue;
+        if (prlimit((pid_t)pid, r, NULL, &theirs) != 0) {
+            if (!parsed || !found[r]) {
+                snprintf(err, size, "cannot read its resource limits: %s", strerror(errno));
+                return false;
+            }
+            theirs = listed[r];
+        }
         if (theirs.rlim_cur < j->limits[r].rlim_cur)
             j->limits[r].rlim_cur = theirs.rlim_cur;
         if (theirs.rlim_max < j->limits[r].rlim_max)
@@ -106,28 +125,48 @@ static bool open_privileged(struct afx_jail *j, long pid, char *err, size_t size
     return true;
 }
 
-bool afx_jail_open(struct afx_jail *j, long pid, int pidfd, char *err, size_t size)
+bool afx_jail_creds(long pid, struct afx_creds *c)
 {
     char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    return read_creds(path, c);
+}
+
+/* One identity throughout: a setuid or setgid program (real and
+ * effective differ) runs code its real user chose with its owner's
+ * rights, and its code must not run so here either. */
+static bool one_identity(const struct afx_creds *c)
+{
+    for (int i = 1; i < 4; i++)
+        if (c->uid[i] != c->uid[0] || c->gid[i] != c->gid[0])
+            return false;
+    return true;
+}
+
+bool afx_jail_open(struct afx_jail *j, long pid, const struct afx_creds *before, char *err, size_t size)
+{
+    static struct afx_creds first;
     j->enter = false;
     j->root = -1;
     for (int i = 0; i < AFX_JAIL_NS; i++)
         j->ns[i] = -1;
     for (int r = 0; r < RLIM_NLIMITS; r++)
         getrlimit(r, &j->limits[r]);
-    snprintf(path, sizeof path, "/proc/%ld/status", pid);
-    if (!read_creds(path, &j->creds)) {
+    if (!afx_jail_creds(pid, &j->creds)) {
         snprintf(err, size, "cannot read its credentials");
         return false;
     }
-    if (!(geteuid() == 0 ? open_privileged(j, pid, err, size) : open_unprivileged(j, pid, err, size)))
-        return false;
-    /* The PID still names the process we read: it was not reused. */
-    if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0) {
-        snprintf(err, size, "it exited");
+    first = *before;
+    if (!same_creds(&first, &j->creds)) {
+        snprintf(err, size, "its credentials changed while it was read (it ran another program)");
         return false;
     }
-    return true;
+    if (!one_identity(&j->creds)) {
+        snprintf(err, size, "it runs with mixed user or group IDs (uid %lu, euid %lu: a setuid or setgid program)",
+                 (unsigned long)j->creds.uid[0], (unsigned long)j->creds.uid[1]);
+        return false;
+    }
+    return geteuid() == 0 ? open_privileged(j, pid, err, size) : open_unprivileged(j, pid, err, size);
 }
 
 void afx_jail_close(struct afx_jail *j)
@@ -222,7 +261,7 @@ static bool become(const struct afx_jail *j)
     return syscall(SYS_capset, &header, none) == 0;
 }
 
-bool afx_jail_enter(const struct afx_jail *j, int keep)
+bool afx_jail_enter(const struct afx_jail *j, int keep, int exec_fd, const char *exec_path)
 {
     close_on_exec();
     if (j->enter && (!enter_namespaces(j, keep) || !become(j)))
@@ -239,5 +278,5 @@ bool afx_jail_enter(const struct afx_jail *j, int keep)
         return false;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || fcntl(keep, F_SETFD, 0) != 0)
         return false;
-    return afx_probe_filter_install();
+    return afx_probe_filter_install(exec_fd, exec_path);
 }

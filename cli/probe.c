@@ -137,11 +137,13 @@ static _Noreturn void exec_probe(const struct afx_glibc *g, int self, const char
         /* Nothing of ours or the caller's, but the library's off switch
          * (see mode_off): the jailed probe always runs without it. */
         char *const jail_env[] = { mode_off, NULL };
-        if (!afx_jail_enter(g->jail, self)) {
+        /* The filter lets this one exec through, by this address. */
+        static const char here[] = "";
+        if (!afx_jail_enter(g->jail, self, g->loader_fd, here)) {
             fprintf(stderr, "cannot take its credentials and limits: %s\n", strerror(errno));
             _exit(AFX_EXIT_CANNOT_EXEC);
         }
-        execveat(g->loader_fd, "", (char *const *)argv, jail_env, AT_EMPTY_PATH);
+        execveat(g->loader_fd, here, (char *const *)argv, jail_env, AT_EMPTY_PATH);
     } else if (g->loader != NULL) {
         fcntl(self, F_SETFD, 0);
         execve(g->loader, (char *const *)argv, env);

@@ -8,6 +8,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -63,6 +64,7 @@ static const long plain[] = {
 
 #define LOW_WORD (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4)
 #define ARG(n) (offsetof(struct seccomp_data, args) + (n) * sizeof(__u64) + LOW_WORD)
+#define ARG_HIGH(n) (offsetof(struct seccomp_data, args) + (n) * sizeof(__u64) + (4 - LOW_WORD))
 
 struct prog {
     struct sock_filter f[200];
@@ -111,7 +113,30 @@ static void allow_if_equal(struct prog *p, long nr, int arg, __u32 value)
     emit(p, ret(SECCOMP_RET_ERRNO | EPERM));
 }
 
-bool afx_probe_filter_install(void)
+/* execveat(fd, path, ..., AT_EMPTY_PATH) with path at that very
+ * address, and no other.  The filter cannot read the string: with
+ * AT_EMPTY_PATH a non-empty path is resolved as any path (an absolute
+ * one ignores fd), so the one pointer known to hold "" is the test.
+ * After the exec that address is the loader's to map, but by then the
+ * code running is root's trusted glibc (glibctrust.h) and this
+ * program's own. */
+static void allow_exec_of(struct prog *p, int fd, const char *path)
+{
+    __u64 at = (__u64)(uintptr_t)path;
+    emit(p, jump(BPF_JEQ, __NR_execveat, 0, 10));
+    emit(p, load((__u32)ARG(0)));
+    emit(p, jump(BPF_JEQ, (__u32)fd, 0, 7));
+    emit(p, load((__u32)ARG(1)));
+    emit(p, jump(BPF_JEQ, (__u32)at, 0, 5));
+    emit(p, load((__u32)ARG_HIGH(1)));
+    emit(p, jump(BPF_JEQ, (__u32)(at >> 32), 0, 3));
+    emit(p, load((__u32)ARG(4)));
+    emit(p, jump(BPF_JEQ, AT_EMPTY_PATH, 0, 1));
+    emit(p, ret(SECCOMP_RET_ALLOW));
+    emit(p, ret(SECCOMP_RET_ERRNO | EPERM));
+}
+
+bool afx_probe_filter_install(int exec_fd, const char *exec_path)
 {
     static struct prog p;
     const __u32 writing = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_TMPFILE | O_PATH;
@@ -131,7 +156,7 @@ bool afx_probe_filter_install(void)
     allow_if_equal(&p, __NR_sched_getaffinity, 0, 0);
     allow_if_equal(&p, __NR_sched_setaffinity, 0, 0);
     allow_if_equal(&p, __NR_prlimit64, 0, 0);
-    allow_if_equal(&p, __NR_execveat, 4, AT_EMPTY_PATH);
+    allow_exec_of(&p, exec_fd, exec_path);
     emit(&p, ret(SECCOMP_RET_ERRNO | ENOSYS));
 
     struct sock_fprog prog = { .len = p.n, .filter = p.f };
@@ -140,8 +165,10 @@ bool afx_probe_filter_install(void)
 
 #else
 
-bool afx_probe_filter_install(void)
+bool afx_probe_filter_install(int exec_fd, const char *exec_path)
 {
+    (void)exec_fd;
+    (void)exec_path;
     errno = ENOSYS;
     return false;
 }

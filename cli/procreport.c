@@ -12,21 +12,40 @@
 #include "cli.h"
 #include "json.h"
 #include "mappedfile.h"
+#include "procstatus.h"
 #include "readfile.h"
 
 /* The kernel keeps 16 bytes of a name; anything longer is not comm. */
 #define COMM_MAX 4096
+/* A stat line is a few hundred bytes, its name at most 64. */
+#define STAT_MAX 4096
 
 /* Versions already read, by the file they were read from: a host's
  * processes share a few libc files, and each banner may be 16 MiB in.
- * A file changed in place (its size or times) is read again. */
+ * A file without a banner is remembered too (found false), or every
+ * process mapping it would cost a full AFX_GLIBC_SCAN_MAX read.  A file
+ * changed in place (its size or times) is read again. */
 struct known_libc {
     dev_t dev;
     ino_t ino;
     off_t size;
     struct timespec mtime, ctime;
+    bool found;
     char version[32];
 };
+
+/* Bounded, yet never closed to new files: when every slot is taken,
+ * the oldest entry gives way.  A cache that stopped adding once full
+ * was switched off for the rest of the scan by the first KNOWN_LIBC_MAX
+ * files any user mapped, the host's own libc included.  Replacing the
+ * oldest keeps the files seen last, so the cost is at most one read per
+ * file among the last KNOWN_LIBC_MAX distinct ones.  An attacker that
+ * cycles through more distinct files than that can still make each of
+ * its processes cost one read, but one new file per process does that
+ * under any cache (a file never seen must be read once), and each read
+ * stops at AFX_GLIBC_SCAN_MAX.  256 files cover a host's libcs and its
+ * containers' many times over, in 24 KiB. */
+#define KNOWN_LIBC_MAX 256
 
 static bool same_file(const struct known_libc *k, const struct stat *st)
 {
@@ -35,24 +54,30 @@ static bool same_file(const struct known_libc *k, const struct stat *st)
            && k->ctime.tv_sec == st->st_ctim.tv_sec && k->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
-/* The version in the banner of the open libc fd, read once per file. */
+/* The version in the banner of the open libc fd, read once per file,
+ * whether it has one or not. */
 static bool cached_version(int fd, const struct stat *st, char *out, size_t size)
 {
-    static struct known_libc known[32];
-    static size_t count;
+    static struct known_libc known[KNOWN_LIBC_MAX];
+    static size_t count, oldest;
     for (size_t i = 0; i < count; i++)
         if (same_file(&known[i], st)) {
-            snprintf(out, size, "%s", known[i].version);
-            return true;
+            if (known[i].found)
+                snprintf(out, size, "%s", known[i].version);
+            return known[i].found;
         }
-    if (!afx_glibc_version(fd, out, size))
-        return false;
-    if (count < sizeof known / sizeof known[0]) {
-        struct known_libc *k = &known[count++];
-        *k = (struct known_libc){ st->st_dev, st->st_ino, st->st_size, st->st_mtim, st->st_ctim, "" };
-        snprintf(k->version, sizeof k->version, "%s", out);
+    bool found = afx_glibc_version(fd, out, size);
+    struct known_libc *k;
+    if (count < KNOWN_LIBC_MAX) {
+        k = &known[count++];
+    } else {
+        k = &known[oldest];
+        oldest = (oldest + 1) % KNOWN_LIBC_MAX;
     }
-    return true;
+    *k = (struct known_libc){ st->st_dev, st->st_ino, st->st_size, st->st_mtim, st->st_ctim, found, "" };
+    if (found)
+        snprintf(k->version, sizeof k->version, "%s", out);
+    return found;
 }
 
 /* The glibc banner of the libc it has mapped: the mapped file itself,
@@ -94,6 +119,25 @@ static int read_name(struct afx_report *r)
     return 0;
 }
 
+/* Its start time, 0 if unreadable. */
+static unsigned long long read_start_time(long pid)
+{
+    char path[64];
+    unsigned long long t;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    char *text = afx_slurp_max(path, STAT_MAX, NULL);
+    bool ok = text != NULL && afx_stat_start_time(text, &t);
+    free(text);
+    return ok ? t : 0;
+}
+
+bool afx_report_same_process(const struct afx_report *r)
+{
+    if (r->pidfd >= 0)
+        return syscall(SYS_pidfd_send_signal, r->pidfd, 0, NULL, 0) == 0;
+    return r->start_time != 0 && read_start_time(r->pid) == r->start_time;
+}
+
 /* The kernel's name for its executable: text, never followed. */
 static void read_exe(struct afx_report *r, const char *dir)
 {
@@ -112,7 +156,10 @@ int afx_report_read(struct afx_report *r, const char **what)
         *what = "comm";
         return ESRCH;
     }
+    r->start_time = read_start_time(r->pid);
     r->probe_note[0] = '\0';
+    r->untested = false;
+    r->probed = false;
     r->state = AFX_GLIBC_UNKNOWN;
     int err = read_name(r);
     if (err != 0) {
@@ -160,14 +207,17 @@ void afx_report_judge(struct afx_report *r)
         .arenas = r->exact > 0 ? r->exact : r->maps.heaps + 1, .arenafix = r->maps.arenafix,
         .mode = r->env.arenafix.mode, .arenafix_max = r->env.arenafix.arena_max,
         .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
-        .glibc = r->state,
+        .glibc = r->state, .glibc_untested = r->untested,
     };
     r->health = afx_judge_process(&facts, r->why, sizeof r->why);
 }
 
 int afx_health_status(enum afx_health h)
 {
-    return h == AFX_HIT ? AFX_EXIT_AFFECTED : h == AFX_AT_RISK ? AFX_EXIT_AT_RISK : AFX_EXIT_OK;
+    return h == AFX_HIT       ? AFX_EXIT_AFFECTED
+           : h == AFX_AT_RISK ? AFX_EXIT_AT_RISK
+           : h == AFX_UNDETERMINED ? AFX_EXIT_UNKNOWN
+                              : AFX_EXIT_OK;
 }
 
 const char *afx_glibc_state_name(enum afx_glibc_state s)
@@ -194,6 +244,7 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "glibc", r->glibc);
     afx_json_str(&j, "glibc_state", afx_glibc_state_name(r->state));
     afx_json_str(&j, "glibc_note", r->probe_note);
+    afx_json_bool(&j, "glibc_executed", r->probed);
     afx_json_bool(&j, "libarenafix", r->maps.arenafix);
     afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
     afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);

@@ -18,7 +18,8 @@
 
 struct afx_report {
     long pid;
-    int pidfd;                  /* -1 where the kernel has none */
+    int pidfd;                  /* -1 where the kernel gave none */
+    unsigned long long start_time;  /* from its stat; 0 if unread */
     char name[64];              /* its comm, raw: escape it to print it */
     char exe[PATH_MAX];         /* where /proc/PID/exe points, "" if unreadable */
     struct afx_threads threads;
@@ -29,7 +30,9 @@ struct afx_report {
     dev_t libc_dev;
     ino_t libc_ino;
     enum afx_glibc_state state;
-    char probe_note[400];       /* how state was found; "" until someone says */
+    char probe_note[768];       /* how state was found; "" until someone says */
+    bool probed;                /* state comes from running its glibc */
+    bool untested;              /* its glibc could have been probed, but was not run (not root's) */
     struct afx_env_facts env;
     struct afx_host host;
     enum afx_health health;
@@ -46,12 +49,18 @@ int afx_report_read(struct afx_report *r, const char **what);
  * afx_report_read opened it: what was read may be another's or none. */
 bool afx_report_exited(const struct afx_report *r);
 
+/* True if the PID still names the process afx_report_read opened:
+ * through its pidfd, or where the kernel gave none (an old kernel, no
+ * descriptor left), by the start time read then and now. */
+bool afx_report_same_process(const struct afx_report *r);
+
 void afx_report_close(struct afx_report *r);
 
 /* Set r->health and r->why from what was read and r->state. */
 void afx_report_judge(struct afx_report *r);
 
-/* inspect's exit status for a verdict: 0 fine, 3 hit, 4 at risk. */
+/* inspect's exit status for a verdict: 0 fine, 3 hit, 4 at risk, 5
+ * cannot tell. */
 int afx_health_status(enum afx_health h);
 
 const char *afx_glibc_state_name(enum afx_glibc_state s);

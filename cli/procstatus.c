@@ -1,5 +1,6 @@
 #include "procstatus.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,4 +93,25 @@ bool afx_stat_flags(const char *text, unsigned long *flags)
     char *end;
     *flags = strtoul(p + 1, &end, 10);
     return *end == ' ' || *end == '\n' || *end == '\0';
+}
+
+bool afx_stat_start_time(const char *text, unsigned long long *ticks)
+{
+    const char *p = strrchr(text, ')');
+    if (p == NULL || strchr(text, '(') == NULL)
+        return false;
+    p++;
+    /* Fields 3 to 21 first, each after one blank; the start time after
+     * the next. */
+    for (int i = 3; i < 22; i++) {
+        if (p[0] != ' ' || p[1] == ' ' || p[1] == '\n' || p[1] == '\0')
+            return false;
+        p += 1 + strcspn(p + 1, " \n");
+    }
+    if (p[0] != ' ' || p[1] < '0' || p[1] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    *ticks = strtoull(p + 1, &end, 10);
+    return errno == 0 && (*end == ' ' || *end == '\n' || *end == '\0');
 }

@@ -15,6 +15,11 @@ bool afx_status_field(const char *text, const char *name, char *out, size_t size
  * False if the text is not a stat line. */
 bool afx_stat_flags(const char *text, unsigned long *flags);
 
+/* The start time of a /proc/PID/stat text (the 22nd field, in clock
+ * ticks after boot): with the PID, the process's identity for a kernel
+ * that gives no pidfd.  False if the text is not a stat line. */
+bool afx_stat_start_time(const char *text, unsigned long long *ticks);
+
 /* The kernel's PF_KTHREAD in those flags: a kernel thread. */
 #define AFX_PF_KTHREAD 0x00200000UL
 

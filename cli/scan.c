@@ -27,7 +27,7 @@
 /* What became of each process.  Listed: a verdict, or unreadable. */
 struct tally {
     long processes;
-    long verdict[AFX_HIT + 1];  /* by enum afx_health */
+    long verdict[AFX_HEALTHS];  /* by enum afx_health */
     long fixed;                 /* of the fine: libarenafix active */
     long unreadable;
     long gone;                  /* exited before or while it was read */

@@ -9,6 +9,7 @@ const char *const afx_health_names[] = {
     [AFX_FINE] = "fine",
     [AFX_AT_RISK] = "at risk",
     [AFX_HIT] = "hit",
+    [AFX_UNDETERMINED] = "cannot tell",
 };
 
 /* The totals an affected glibc latches: main's arena plus arena_test
@@ -73,6 +74,12 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
                  f->glibc == AFX_GLIBC_AFFECTED ? "on an affected" : "on a possibly affected",
                  f->arenafix ? "libarenafix off" : "no libarenafix", advice(f));
         return AFX_AT_RISK;
+    }
+    if (f->glibc_untested && !active) {
+        snprintf(why, size, "its glibc was not tested, so it may be affected: no thread is pinned narrower "
+                            "than the online CPUs now, but one pinned before its first malloc would latch "
+                            "the arena limit; to be sure, %s", advice(f));
+        return AFX_UNDETERMINED;
     }
     if (active)
         snprintf(why, size, "libarenafix is loaded (mode %s)", afx_mode_name(f->mode));

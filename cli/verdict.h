@@ -9,7 +9,7 @@
 #include "config.h"
 
 enum afx_glibc_state { AFX_GLIBC_UNKNOWN, AFX_GLIBC_AFFECTED, AFX_GLIBC_FIXED };
-enum afx_health { AFX_FINE, AFX_AT_RISK, AFX_HIT };
+enum afx_health { AFX_FINE, AFX_AT_RISK, AFX_HIT, AFX_UNDETERMINED, AFX_HEALTHS };
 
 struct afx_process_facts {
     long threads;
@@ -22,10 +22,14 @@ struct afx_process_facts {
     bool user_limit;            /* MALLOC_ARENA_MAX or the tunable is set */
     const char *foreign;        /* another malloc, or NULL */
     enum afx_glibc_state glibc;
+    bool glibc_untested;        /* its glibc was there to test, and was not run (not root's) */
 };
 
 /* Decide, and explain in why (one sentence, no newline): what was seen
- * and what would help this process, given what it already runs with. */
+ * and what would help this process, given what it already runs with.
+ * A process whose glibc went untested is never called fine on its
+ * glibc's account: cannot tell, unless it is hit or at risk whatever
+ * its glibc, or the limit does not apply (another malloc, a limit set). */
 enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size);
 
 extern const char *const afx_health_names[];

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Long enough for the activation line with a long reason; longer
@@ -26,18 +27,48 @@ void afx_log_setup(const char *prog, const char *log_path)
         memcpy(path, log_path, strlen(log_path) + 1);
 }
 
+/* A log file we may write to: a regular file of our own effective user
+ * with one name.  A log path in a shared sticky directory may hold what
+ * another user put there before us: a FIFO (it would block us until they
+ * read it, then feed them every line), their own file (root appending
+ * to a file they read), or, where fs.protected_hardlinks is 0, a second
+ * name for a file of ours (root's lines appended to /etc/shadow).  Every
+ * user is guarded, not only root: the same plant works against any
+ * victim, as the kernel's protected_fifos and protected_regular say.
+ * fstat64: a 32-bit build's fstat fails with EOVERFLOW on a 64-bit inode
+ * number (XFS, overlayfs), which would refuse every log there. */
+static bool is_own_log(int fd)
+{
+    struct stat64 st;
+    return fstat64(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()
+           && st.st_nlink == 1;
+}
+
 static int open_log(void)
 {
     if (path[0] == '\0')
         return STDERR_FILENO;
+    /* O_NONBLOCK: the library must never block its host, and open(2)
+     * blocks on a FIFO without a reader (non-blocking, it fails with
+     * ENXIO) and on a file under a lease.  O_NOFOLLOW: never through a
+     * symbolic link. */
     int fd;
     do
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK,
+                  0644);
     while (fd < 0 && errno == EINTR);
-    /* Never through a symbolic link (a root service logging into a
-     * shared directory); a log that cannot be opened must not lose the
-     * line. */
-    return fd >= 0 ? fd : STDERR_FILENO;
+    /* Refused or unopenable, the line is not lost: it goes where it
+     * goes without ARENAFIX_LOG.  Then blocking again (F_SETFL with
+     * O_APPEND alone clears O_NONBLOCK): a non-blocking write to a
+     * regular file may still fail with EAGAIN on some file systems, and
+     * the one write must land. */
+    if (fd < 0)
+        return STDERR_FILENO;
+    if (!is_own_log(fd) || fcntl(fd, F_SETFL, O_APPEND) != 0) {
+        close(fd);
+        return STDERR_FILENO;
+    }
+    return fd;
 }
 
 void afx_log(const char *fmt, ...)

@@ -8,7 +8,10 @@
 /* Name the process in every line and choose where lines go: PROGRAM is
  * copied (argv[0]'s last component), PATH (NULL: stderr) is copied and
  * opened for appending at each line, so no descriptor is kept open in
- * the host.  Called once, before any thread could log. */
+ * the host.  Only a regular file of the process's effective user with
+ * a single name is written; anything else (a FIFO, another user's file)
+ * is refused and the line goes to stderr.  Called once, before any
+ * thread could log. */
 void afx_log_setup(const char *program, const char *path);
 
 /* Writes "arenafix: PROGRAM[PID]: <message>\n". */

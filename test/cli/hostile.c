@@ -1,21 +1,23 @@
 /* A process as a local attacker would make it, for inspect to look at:
  *
- *   hostile [--name NAME] [--copies N] [--pause] FILE...
+ *   hostile [--name NAME] [--copies N] [--pause] [--exec-on-usr1 PROGRAM] FILE...
  *
  * maps each FILE as code (N times each, at separate places), names
  * itself NAME (prctl), prints "ready" and waits: until stdin closes, or
- * with --pause until a signal.  Built static, so that only the files it
+ * with --pause until a signal.  With --exec-on-usr1, SIGUSR1 makes it
+ * run PROGRAM in its place (a setuid one, say), keeping its stdin.  Built static, so that only the files it
  * chose look like its libc and ld.so.
  *
  * The same program, run as a loader (its first argument is
  * "--library-path", as inspect's probe runs ld.so), plays the attacker's
  * ld.so: it prints one line saying what it was allowed (its IDs,
  * capabilities, no_new_privs, seccomp, terminal, environment, whether it
- * could create a file or a process) and exits 1.  A file "hang" beside
+ * could create a file or a process, or read /etc/shadow) and exits 1.  A file "hang" beside
  * it makes it sleep instead, for the probe's deadline. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,10 +94,11 @@ static int play_loader(void)
     pid_t child = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
     if (child == 0)
         _exit(0);
+    const char *shadow = open("/etc/shadow", O_RDONLY) >= 0 ? "yes" : "no";
     printf("jail uid=%s gid=%s capeff=%s capbnd=%s nnp=%s seccomp=%s sid=%s env=%s tty=%s create=%s "
-           "fork=%s\n",
+           "fork=%s shadow=%s\n",
            uid, gid, capeff, capbnd, nnp, seccomp, sid == pid ? "own" : "inherited", env[0] ? env : "none", tty_said,
-           created, child > 0 ? "yes" : "no");
+           created, child > 0 ? "yes" : "no", shadow);
     return 1;
 }
 
@@ -114,6 +117,16 @@ static void map_code(const char *file, long copies)
     close(fd);
 }
 
+static const char *exec_on_usr1;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    char *const args[] = { (char *)exec_on_usr1, NULL };
+    execve(exec_on_usr1, args, environ);
+    _exit(3);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--library-path") == 0)
@@ -128,11 +141,15 @@ int main(int argc, char **argv)
             copies = atol(argv[++i]);
         else if (strcmp(argv[i], "--pause") == 0)
             wait_signal = 1;
+        else if (strcmp(argv[i], "--exec-on-usr1") == 0 && i + 1 < argc)
+            exec_on_usr1 = argv[++i];
     }
     for (; i < argc; i++)
         map_code(argv[i], copies);
     if (name != NULL)
         prctl(PR_SET_NAME, name);
+    if (exec_on_usr1 != NULL)
+        signal(SIGUSR1, on_usr1);
     printf("ready\n");
     fflush(stdout);
     if (wait_signal)

@@ -1,13 +1,19 @@
 /* arenafix probe, on the system glibc and on an affected one. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "probefilter.h"
 
 START_TEST(system_glibc_not_affected)
 {
@@ -184,6 +190,49 @@ START_TEST(host_wide_preload_does_not_hide_the_bug)
 }
 END_TEST
 
+/* The filter inspect's probe runs under (jail.c) leaves one exec: the
+ * descriptor and the "" it was given.  Another path through the same
+ * descriptor (an absolute path ignores it), another descriptor, another
+ * "" or a plain execve are refused; so is creating a file with a
+ * read-only open.  Then the one exec runs /bin/true. */
+START_TEST(filter_leaves_one_exec)
+{
+    char dir[] = "/tmp/arenafix-filter-XXXXXX", made[64];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(made, sizeof made, "%s/made", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        static const char here[] = "";
+        char elsewhere[1] = "";
+        char *argv[] = { (char *)"true", NULL }, *envp[] = { NULL };
+        int fd = open("/bin/true", O_RDONLY | O_CLOEXEC), other = open("/bin/false", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || other < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || !afx_probe_filter_install(fd, here))
+            _exit(10);
+        if (syscall(SYS_execveat, fd, "/bin/false", argv, envp, AT_EMPTY_PATH) != -1 || errno != EPERM)
+            _exit(11);
+        if (syscall(SYS_execveat, other, here, argv, envp, AT_EMPTY_PATH) != -1 || errno != EPERM)
+            _exit(12);
+        if (syscall(SYS_execveat, fd, elsewhere, argv, envp, AT_EMPTY_PATH) != -1 || errno != EPERM)
+            _exit(13);
+        if (syscall(SYS_execve, "/bin/false", argv, envp) != -1)
+            _exit(14);
+        if (syscall(SYS_openat, AT_FDCWD, made, O_RDONLY | O_CREAT | O_CLOEXEC, 0600) >= 0)
+            _exit(15);
+        syscall(SYS_execveat, fd, here, argv, envp, AT_EMPTY_PATH);
+        _exit(16);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    bool created = access(made, F_OK) == 0;
+    unlink(made);
+    rmdir(dir);
+    ck_assert_msg(!created, "a read-only open created a file");
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x (10: no filter, 11-15: a call "
+                  "let through, 16: the one exec refused)", status);
+}
+END_TEST
+
 Suite *probe_suite(void)
 {
     Suite *s = suite_create("probe");
@@ -198,6 +247,7 @@ Suite *probe_suite(void)
     tcase_add_test(tc, hanging_loader_is_given_up);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, host_wide_preload_does_not_hide_the_bug);
+    tcase_add_test(tc, filter_leaves_one_exec);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,7 +8,9 @@
 #include "hostinfo.h"
 #include "json.h"
 #include "preload.h"
+#include "proclimits.h"
 #include "procmaps.h"
+#include "procstatus.h"
 #include "verdict.h"
 
 START_TEST(preload_append)
@@ -127,6 +129,65 @@ START_TEST(process_verdict)
 }
 END_TEST
 
+/* A glibc inspect would not run (not root's) is never called fine on
+ * its account; a hit, a risk, or a limit that does not apply still
+ * say so. */
+START_TEST(untested_glibc_is_never_fine)
+{
+    char why[512];
+    struct afx_process_facts f = { .threads = 5, .online = 2, .arenas = 5, .glibc_untested = true };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_UNDETERMINED);
+    ck_assert_str_eq(afx_health_names[AFX_UNDETERMINED], "cannot tell");
+    ck_assert_msg(strstr(why, "not tested") != NULL, "%s", why);
+    f.narrowed = 4;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_AT_RISK);
+    f = (struct afx_process_facts){ .threads = 31, .online = 2, .narrowed = 30, .arenas = 9, .glibc_untested = true };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_HIT);
+    f = (struct afx_process_facts){ .threads = 5, .online = 2, .arenas = 5, .glibc_untested = true, .user_limit = true };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+    f = (struct afx_process_facts){ .threads = 5, .online = 2, .arenas = 5, .glibc_untested = true, .arenafix = true };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+}
+END_TEST
+
+/* The start time, the process's identity where there is no pidfd: the
+ * 22nd field, counted after the name's last ')' (a name may hold ") 1 2"). */
+START_TEST(stat_start_time)
+{
+    unsigned long long t = 0;
+    const char *line = "4242 (a) 1 2 3) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654321 "
+                       "1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+    ck_assert(afx_stat_start_time(line, &t));
+    ck_assert_uint_eq(t, 987654321ULL);
+    ck_assert(!afx_stat_start_time("4242 (a) S 1 2\n", &t));
+    ck_assert(!afx_stat_start_time("no parenthesis", &t));
+}
+END_TEST
+
+/* /proc/PID/limits as the kernel writes it, for a root that prlimit
+ * refuses: both columns, "unlimited", the names with blanks in them. */
+START_TEST(proc_limits)
+{
+    const char *text = "Limit                     Soft Limit           Hard Limit           Units     \n"
+                       "Max cpu time              unlimited            unlimited            seconds   \n"
+                       "Max open files            64                   128                  files     \n"
+                       "Max realtime priority     0                    0                    \n"
+                       "Max realtime timeout      unlimited            unlimited            us        \n";
+    struct rlimit l[RLIM_NLIMITS];
+    bool found[RLIM_NLIMITS];
+    ck_assert(afx_limits_parse(text, l, found));
+    ck_assert(found[RLIMIT_NOFILE] && found[RLIMIT_CPU] && found[RLIMIT_RTPRIO] && found[RLIMIT_RTTIME]);
+    ck_assert(!found[RLIMIT_AS]);
+    ck_assert_uint_eq(l[RLIMIT_NOFILE].rlim_cur, 64);
+    ck_assert_uint_eq(l[RLIMIT_NOFILE].rlim_max, 128);
+    ck_assert(l[RLIMIT_CPU].rlim_cur == RLIM_INFINITY && l[RLIMIT_CPU].rlim_max == RLIM_INFINITY);
+    ck_assert_uint_eq(l[RLIMIT_RTPRIO].rlim_max, 0);
+    ck_assert(!afx_limits_parse("Max open files            64x                  128                  files\n", l, found));
+    ck_assert(!afx_limits_parse("Max open files            99999999999999999999999 1\n", l, found));
+    ck_assert(!afx_limits_parse("Max open files\n", l, found));
+}
+END_TEST
+
 Suite *pure_suite(void)
 {
     Suite *s = suite_create("pure");
@@ -136,6 +197,9 @@ Suite *pure_suite(void)
     tcase_add_test(tc, json_quote);
     tcase_add_test(tc, maps_heaps);
     tcase_add_test(tc, process_verdict);
+    tcase_add_test(tc, untested_glibc_is_never_fine);
+    tcase_add_test(tc, stat_start_time);
+    tcase_add_test(tc, proc_limits);
     suite_add_tcase(s, tc);
     return s;
 }

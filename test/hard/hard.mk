@@ -22,7 +22,7 @@ SAN_ASAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SAN_UBSAN := -fsanitize=undefined -fno-sanitize-recover=all
 SAN_TSAN  := -fsanitize=thread
 
-HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwrapcreate.so)
+HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwrapcreate.so mapfork)
 HARD_SAN   := $(HARD)/asan/libarenafix.so $(HARD)/ubsan/libarenafix.so $(HARD)/tsan/libarenafix.so \
               $(addprefix $(HARD)/asan/,pinwork churn race semantics) $(HARD)/tsan/race $(HARD)/tsan/pinwork \
               $(if $(UNIT_SRC),$(HARD)/asan/unit)
@@ -44,6 +44,10 @@ $(HARD_BIN)/%: test/hard/progs/%.c test/progs/arenas.h | $(HARD_BIN)
 
 $(HARD_BIN)/semantics: test/hard/progs/semantics.cc | $(HARD_BIN)
 	$(CXX) -O1 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -pthread -o $@ $<
+
+# Static: only the files it is given look like a libc in its maps.
+$(HARD_BIN)/mapfork: test/hard/progs/mapfork.c | $(HARD_BIN)
+	$(CC) $(HARD_CFLAGS) $(CFLAGS) -static -o $@ $<
 
 $(HARD_BIN)/libwrapcreate.so: test/hard/progs/wrapcreate.c | $(HARD_BIN)
 	$(CC) $(HARD_CFLAGS) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
