@@ -217,7 +217,38 @@ p_attack_probe_jail() {
     [ -z "$(strays)" ] || die "processes left: $(strays)"
 }
 
+# Item 4: where pidfd_open fails (an old kernel, a filter, no descriptor
+# left), the PID is checked by its start time instead of not at all.
+# Under nopidfd (pidfd_open fails with ENOSYS) inspect still probes; and
+# when gdb holds it at that check while the process goes away, it runs
+# nothing (before, without a pidfd, the check was skipped).
+p_attack_probe_no_pidfd() {
+    attacker
+    command -v gdb >/dev/null || skip "no gdb"
+    local nopidfd=$HARD/bin/nopidfd pidfile=$HOME_DIR/sleep.pid gone=$TMP/gone.$BASHPID
+    [ -x "$nopidfd" ] || skip "build/hard/bin/nopidfd not built"
+    # The shell reaps the sleep at once: a killed one leaves no zombie.
+    # shellcheck disable=SC2016
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups sh -c 'sleep 600 & echo $! >"$0"; wait' "$pidfile" &
+    APIDS+=("$!")
+    local _
+    for _ in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+    HPID=$(cat "$pidfile")
+    APIDS+=("$HPID")
+    LIMIT=60 run out err "$nopidfd" "$CLI" inspect "$HPID"
+    cat out err
+    grep -q 'probed as the process' out || die "not probed without a pidfd"
+    printf '%s\n' 'set breakpoint pending on' 'set confirm off' 'break afx_report_same_process' 'commands' 'silent' \
+        "shell kill -KILL $HPID; while [ -e /proc/$HPID ]; do sleep 0.05; done; touch '$gone'" 'continue' 'end' 'run' \
+        >"$TMP/gdb.$BASHPID"
+    LIMIT=60 run out err gdb -q -batch -nx -x "$TMP/gdb.$BASHPID" --args "$nopidfd" "$CLI" inspect "$HPID"
+    cat out err
+    [ -e "$gone" ] || die "inspect never reached its check of the PID"
+    grep -q 'not probed: it exited or ran another program while it was read' out || die "probed a process that was gone"
+}
+
 property attack-probe-untrusted  p_attack_probe_untrusted
 property attack-probe-mixed-ids  p_attack_probe_mixed_ids
 property attack-probe-race       p_attack_probe_setuid_race
 property attack-probe-jail       p_attack_probe_jail
+property attack-probe-no-pidfd   p_attack_probe_no_pidfd

@@ -22,7 +22,7 @@ SAN_ASAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SAN_UBSAN := -fsanitize=undefined -fno-sanitize-recover=all
 SAN_TSAN  := -fsanitize=thread
 
-HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwrapcreate.so mapfork)
+HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwrapcreate.so mapfork nopidfd)
 HARD_SAN   := $(HARD)/asan/libarenafix.so $(HARD)/ubsan/libarenafix.so $(HARD)/tsan/libarenafix.so \
               $(addprefix $(HARD)/asan/,pinwork churn race semantics) $(HARD)/tsan/race $(HARD)/tsan/pinwork \
               $(if $(UNIT_SRC),$(HARD)/asan/unit)
