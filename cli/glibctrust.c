@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 /* A file only root can have written: root's, and no one else's to write. */
@@ -47,51 +49,19 @@ static bool same_ns(int a, const char *b)
     return fstat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
-/* Its mount namespace is owned by our user namespace: no one without
- * root's capabilities can mount over what the walk below sees. */
-static bool mounts_root_only(long pid, char *why, size_t size)
+/* Walk path from root without following links, each directory root's
+ * alone; the last component's status into *last.  False with why set;
+ * *absent when a component is missing. */
+static bool walk(int root, const char *path, struct stat *last, bool *absent, char *why, size_t size)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
-    int mnt = open(path, O_RDONLY | O_CLOEXEC);
-    if (mnt < 0) {
-        snprintf(why, size, "cannot open its mount namespace: %s", strerror(errno));
-        return false;
-    }
-    int owner = ioctl(mnt, NS_GET_USERNS);
-    bool same;
-    if (owner >= 0) {
-        same = same_ns(owner, "/proc/self/ns/user");
-        close(owner);
-    } else {
-        /* Before Linux 4.9: the process's own user namespace, which
-         * owns any mount namespace it could have made. */
-        snprintf(path, sizeof path, "/proc/%ld/ns/user", pid);
-        int user = open(path, O_RDONLY | O_CLOEXEC);
-        same = user >= 0 && same_ns(user, "/proc/self/ns/user");
-        if (user >= 0)
-            close(user);
-    }
-    close(mnt);
-    if (!same)
-        snprintf(why, size, "its mounts belong to another user namespace, whose owner may change them");
-    return same;
-}
-
-/* Walk path from the process's root without following links, each
- * directory root's alone; the last component's status into *last.
- * False with why set; *absent when only the last component is missing. */
-static bool walk(long pid, const char *path, struct stat *last, bool *absent, char *why, size_t size)
-{
-    char link[64], where[PATH_MAX];
+    char where[PATH_MAX];
     struct stat st;
     *absent = false;
     if (path[0] != '/') {
         snprintf(why, size, "mapped from no path in its root");
         return false;
     }
-    snprintf(link, sizeof link, "/proc/%ld/root", pid);
-    int dir = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int dir = dup(root);
     if (dir < 0) {
         snprintf(why, size, "cannot open its root directory: %s", strerror(errno));
         return false;
@@ -118,7 +88,7 @@ static bool walk(long pid, const char *path, struct stat *last, bool *absent, ch
         bool is_last = p[n + strspn(p + n, "/")] == '\0';
         int next = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_last ? 0 : O_DIRECTORY));
         if (next < 0) {
-            *absent = is_last && errno == ENOENT;
+            *absent = errno == ENOENT;
             snprintf(why, size, "%s %s", where,
                      errno == ENOENT    ? "is not there (deleted or renamed since it was mapped)"
                      : errno == ELOOP   ? "is a symbolic link"
@@ -141,29 +111,103 @@ static bool walk(long pid, const char *path, struct stat *last, bool *absent, ch
     return false;
 }
 
-bool afx_glibc_trusted(long pid, const struct afx_mapping *m, int fd, char *why, size_t size)
+bool afx_proc_root_open(long pid, struct afx_proc_root *pr, char *why, size_t size)
 {
-    struct stat st, named;
-    bool absent;
-    if (fstat(fd, &st) != 0) {
-        snprintf(why, size, "cannot read it: %s", strerror(errno));
+    char path[64];
+    pr->mnt = -1;
+    pr->prefix[0] = '\0';
+    snprintf(path, sizeof path, "/proc/%ld/root", pid);
+    pr->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (pr->root < 0) {
+        snprintf(why, size, "cannot open its root directory: %s", strerror(errno));
         return false;
     }
-    if (!root_only_file(&st, why, size) || !mounts_root_only(pid, why, size)
-        || !walk(pid, m->path, &named, &absent, why, size))
-        return false;
-    if (named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
-        snprintf(why, size, "%s names another file than the one it maps (replaced since it was mapped)", m->path);
+    /* A process chrooted in our mount namespace: maps shows its files
+     * by our paths, which start with its root's.  Only a hint for the
+     * walk; the walk itself starts at the directory opened above. */
+    ssize_t n = readlink(path, pr->prefix, sizeof pr->prefix - 1);
+    pr->prefix[n > 1 ? n : 0] = '\0';
+    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    pr->mnt = open(path, O_RDONLY | O_CLOEXEC);
+    if (pr->mnt < 0) {
+        snprintf(why, size, "cannot open its mount namespace: %s", strerror(errno));
+        afx_proc_root_close(pr);
         return false;
     }
     return true;
 }
 
-bool afx_preload_list_trusted(long pid, char *why, size_t size)
+void afx_proc_root_close(struct afx_proc_root *pr)
+{
+    if (pr->root >= 0)
+        close(pr->root);
+    if (pr->mnt >= 0)
+        close(pr->mnt);
+    pr->root = pr->mnt = -1;
+}
+
+/* Its mount namespace is owned by our user namespace. */
+static bool mounts_root_only(int mnt, char *why, size_t size)
+{
+    int owner = ioctl(mnt, NS_GET_USERNS);
+    bool same = owner >= 0 && same_ns(owner, "/proc/self/ns/user");
+    if (owner >= 0)
+        close(owner);
+    else
+        snprintf(why, size, "cannot tell who owns its mounts (NS_GET_USERNS: %s)", strerror(errno));
+    if (owner >= 0 && !same)
+        snprintf(why, size, "its mounts belong to another user namespace, whose owner may change them");
+    return same;
+}
+
+bool afx_root_trusted(const struct afx_proc_root *pr, char *why, size_t size)
 {
     struct stat st;
+    struct statfs fs;
     bool absent;
-    if (walk(pid, "/etc/ld.so.preload", &st, &absent, why, size))
-        return root_only_file(&st, why, size);
+    if (!mounts_root_only(pr->mnt, why, size))
+        return false;
+    if (fstat(pr->root, &st) != 0) {
+        snprintf(why, size, "cannot read its root directory: %s", strerror(errno));
+        return false;
+    }
+    if (!root_only_dir(&st, "/", why, size))
+        return false;
+    int proc = openat(pr->root, "proc", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    bool procfs = proc >= 0 && fstatfs(proc, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+    if (proc >= 0)
+        close(proc);
+    if (!procfs) {
+        snprintf(why, size, "its /proc is not the kernel's");
+        return false;
+    }
+    if (walk(pr->root, "/etc/ld.so.preload", &st, &absent, why, size)) {
+        char what[160];
+        if (root_only_file(&st, what, sizeof what))
+            return true;
+        snprintf(why, size, "its /etc/ld.so.preload, which the loader reads, is %s", what);
+        return false;
+    }
     return absent;
+}
+
+bool afx_glibc_trusted(const struct afx_proc_root *pr, const struct afx_mapping *m, int fd, char *why, size_t size)
+{
+    struct stat st, named;
+    bool absent;
+    const char *path = m->path;
+    size_t n = strlen(pr->prefix);
+    if (n > 0 && strncmp(path, pr->prefix, n) == 0 && path[n] == '/')
+        path += n;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, size, "cannot read it: %s", strerror(errno));
+        return false;
+    }
+    if (!root_only_file(&st, why, size) || !walk(pr->root, path, &named, &absent, why, size))
+        return false;
+    if (named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+        snprintf(why, size, "%s names another file than the one it maps (replaced since it was mapped)", path);
+        return false;
+    }
+    return true;
 }

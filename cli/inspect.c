@@ -38,24 +38,11 @@ static int proc_error(long pid, const char *what, int err)
     return AFX_EXIT_FAIL;
 }
 
-/* The directory of its libc, as a path inside its root. */
-static void libc_dir(const struct afx_mapping *libc, char *out, size_t size)
-{
-    static const char deleted[] = " (deleted)";
-    size_t n = strlen(libc->path);
-    if (n >= sizeof deleted - 1 && strcmp(libc->path + n - (sizeof deleted - 1), deleted) == 0)
-        n -= sizeof deleted - 1;
-    while (n > 1 && libc->path[n - 1] != '/')
-        n--;
-    if (n > 1)
-        n--;    /* not the slash, unless it is the root */
-    snprintf(out, size, "%.*s", (int)n, libc->path);
-}
-
 /* Open the file of mapping m (its "ld.so" or "libc.so.6") and keep it
  * only if root alone can have written it (glibctrust.h); else say why
  * in the report.  -1 if it may not run. */
-static int open_trusted(struct afx_report *r, const struct afx_mapping *m, const char *what)
+static int open_trusted(struct afx_report *r, const struct afx_proc_root *pr, const struct afx_mapping *m,
+                        const char *what)
 {
     char why[PATH_MAX + 160];
     int fd = afx_mapped_open(r->pid, m);
@@ -63,10 +50,9 @@ static int open_trusted(struct afx_report *r, const struct afx_mapping *m, const
         snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot open its %s: %s", what, strerror(errno));
         return -1;
     }
-    if (afx_glibc_trusted(r->pid, m, fd, why, sizeof why))
+    if (afx_glibc_trusted(pr, m, fd, why, sizeof why))
         return fd;
     close(fd);
-    r->untested = true;
     snprintf(r->probe_note, sizeof r->probe_note,
              "not executed: its %s %.120s: %.160s; inspect runs only a glibc that root alone can change "
              "(test this one as its owner: arenafix probe --glibc DIR)", what, m->path, why);
@@ -85,69 +71,75 @@ static bool still_mapped(const struct afx_report *r, const struct afx_mapping *m
     return same;
 }
 
-/* Run the probe under its own ld.so and libc, as it would run them:
- * its credentials, its namespaces and root, nothing more (jail.h), and
- * only when those files are root's alone (glibctrust.h).  Its
- * credentials are read before anything is opened and must be the same
- * after; its maps must still show the files opened; the PID must still
- * name the process read. */
-static void probe_its_glibc(struct afx_report *r)
+/* Run the probe under its own ld.so and libc, in its namespaces and
+ * root (jail.h), only when those files and what the loader reads are
+ * root's alone (glibctrust.h).  Its credentials, read before anything
+ * was opened (before), must be the same now; its maps must still
+ * show the files opened; the PID must still name the process read.
+ * False, with the reason in the report, if its glibc was not run. */
+static bool run_its_glibc(struct afx_report *r, const struct afx_proc_root *pr, const struct afx_creds *before,
+                          int loader, int libc)
 {
     static struct afx_jail jail;
-    static struct afx_creds before;
-    char libdir[PATH_MAX + 64], err[512];
+    char err[512];
+    bool ok = afx_jail_open(&jail, r->pid, pr, before, err, sizeof err);
+    if (!ok)
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: %.300s", err);
+    else if (!still_mapped(r, &r->maps.loader, loader) || !still_mapped(r, &r->maps.libc, libc)
+             || !afx_report_same_process(r)) {
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: it exited or ran another program while it was read");
+        ok = false;
+    }
+    struct afx_probe p;
+    struct afx_glibc g = { .jail = &jail, .loader_fd = loader, .libc_fd = libc };
+    if (ok && !afx_probe_glibc(&g, r->host.online, NULL, &p, err, sizeof err)) {
+        snprintf(r->probe_note, sizeof r->probe_note, "probe failed: %.300s", err);
+        ok = false;
+    }
+    afx_jail_close(&jail);
+    if (!ok)
+        return false;
+    r->state = p.verdict == AFX_AFFECTED ? AFX_GLIBC_AFFECTED
+               : p.verdict == AFX_NOT_AFFECTED ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
+    snprintf(r->probe_note, sizeof r->probe_note, "probed as the process: %s", p.reason);
+    return true;
+}
+
+/* Its glibc, probed if it may be run; otherwise, with a glibc mapped,
+ * marked untested: the verdict then never rests on it. */
+static void probe_its_glibc(struct afx_report *r)
+{
+    static struct afx_proc_root pr;
+    static struct afx_creds first;
+    char why[512];
     if (r->maps.libc.path[0] == '\0' || r->maps.loader.path[0] == '\0') {
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
         return;
     }
-    if (!afx_jail_creds(r->pid, &before)) {
+    r->untested = true;
+    /* Its credentials first: the jail compares them with what it reads
+     * once the files are open. */
+    if (!afx_jail_creds(r->pid, &first)) {
         snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot read its credentials");
         return;
     }
-    int loader = open_trusted(r, &r->maps.loader, "ld.so");
-    int libc = loader < 0 ? -1 : open_trusted(r, &r->maps.libc, "libc.so.6");
-    if (libc < 0) {
-        if (loader >= 0)
-            close(loader);
+    if (!afx_proc_root_open(r->pid, &pr, why, sizeof why)) {
+        snprintf(r->probe_note, sizeof r->probe_note, "not probed: %.300s", why);
         return;
     }
-    bool ok = afx_preload_list_trusted(r->pid, err, sizeof err), tried = false;
-    if (!ok) {
-        r->untested = true;
-        snprintf(r->probe_note, sizeof r->probe_note, "not executed: the loader would read its /etc/ld.so.preload, "
-                 "and %.300s", err);
-    } else if ((tried = true) && !afx_jail_open(&jail, r->pid, &before, err, sizeof err)) {
-        r->untested = strstr(err, "credentials changed") != NULL || strstr(err, "mixed") != NULL;
-        snprintf(r->probe_note, sizeof r->probe_note, "not probed: %.300s", err);
-        ok = false;
-    } else if (!still_mapped(r, &r->maps.loader, loader) || !still_mapped(r, &r->maps.libc, libc)
-               || !afx_report_same_process(r)) {
-        snprintf(r->probe_note, sizeof r->probe_note, "not probed: it exited or ran another program while it was read");
-        ok = false;
-    }
-    close(libc);
-    if (!ok) {
+    int loader = -1, libc = -1;
+    if (!afx_root_trusted(&pr, why, sizeof why))
+        snprintf(r->probe_note, sizeof r->probe_note, "not executed: %.300s; inspect runs only a glibc that root "
+                 "alone can change", why);
+    else if ((loader = open_trusted(r, &pr, &r->maps.loader, "ld.so")) >= 0
+             && (libc = open_trusted(r, &pr, &r->maps.libc, "libc.so.6")) >= 0)
+        r->probed = run_its_glibc(r, &pr, &first, loader, libc);
+    r->untested = !r->probed;
+    if (libc >= 0)
+        close(libc);
+    if (loader >= 0)
         close(loader);
-        if (tried)
-            afx_jail_close(&jail);
-        return;
-    }
-    libc_dir(&r->maps.libc, libdir, sizeof libdir);
-    if (!jail.enter)
-        afx_in_root(r->pid, libdir, sizeof libdir);
-    struct afx_glibc g = { .libdir = libdir, .jail = &jail, .loader_fd = loader };
-    struct afx_probe p;
-    ok = afx_probe_glibc(&g, r->host.online, NULL, &p, err, sizeof err);
-    close(loader);
-    afx_jail_close(&jail);
-    if (!ok) {
-        snprintf(r->probe_note, sizeof r->probe_note, "probe failed: %.300s", err);
-        return;
-    }
-    r->probed = true;
-    r->state = p.verdict == AFX_AFFECTED ? AFX_GLIBC_AFFECTED
-               : p.verdict == AFX_NOT_AFFECTED ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
-    snprintf(r->probe_note, sizeof r->probe_note, "probed as the process: %s", p.reason);
+    afx_proc_root_close(&pr);
 }
 
 /* s escaped for the terminal; four buffers in turn, for one printf. */

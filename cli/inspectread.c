@@ -143,14 +143,3 @@ void afx_read_env(const char *dir, struct afx_env_facts *env)
         afx_environ_facts("", 0, secure, env);
     free(text);
 }
-
-void afx_in_root(long pid, char *path, size_t size)
-{
-    char link[64], root[PATH_MAX], joined[PATH_MAX + 64];
-    snprintf(link, sizeof link, "/proc/%ld/root", pid);
-    ssize_t n = readlink(link, root, sizeof root - 1);
-    if (n == 1 && root[0] == '/')
-        return;
-    snprintf(joined, sizeof joined, "%s%s", link, path);
-    snprintf(path, size, "%s", joined);
-}

@@ -37,8 +37,5 @@ long afx_count_arenas(const char *dir, const struct afx_maps *m);
  * unreadable). */
 void afx_read_env(const char *dir, struct afx_env_facts *env);
 
-/* path, inside the process's root, as a path in ours: the process's
- * own files for a caller with its credentials. */
-void afx_in_root(long pid, char *path, size_t size);
 
 #endif

@@ -77,19 +77,24 @@ static bool open_unprivileged(struct afx_jail *j, long pid, char *err, size_t si
     return true;
 }
 
-static bool open_privileged(struct afx_jail *j, long pid, char *err, size_t size)
+static bool open_privileged(struct afx_jail *j, long pid, const struct afx_proc_root *pr, char *err, size_t size)
 {
     char path[64];
     for (int i = 0; i < AFX_JAIL_NS; i++) {
-        snprintf(path, sizeof path, "/proc/%ld/ns/%s", pid, ns_names[i]);
-        j->ns[i] = open(path, O_RDONLY | O_CLOEXEC);
+        /* Its mounts and root: those the caller checked, not the ones
+         * it may have now. */
+        if (strcmp(ns_names[i], "mnt") == 0) {
+            j->ns[i] = fcntl(pr->mnt, F_DUPFD_CLOEXEC, 0);
+        } else {
+            snprintf(path, sizeof path, "/proc/%ld/ns/%s", pid, ns_names[i]);
+            j->ns[i] = open(path, O_RDONLY | O_CLOEXEC);
+        }
         if (j->ns[i] < 0 && errno != ENOENT) {
             snprintf(err, size, "cannot open its %s namespace: %s", ns_names[i], strerror(errno));
             return false;
         }
     }
-    snprintf(path, sizeof path, "/proc/%ld/root", pid);
-    j->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    j->root = fcntl(pr->root, F_DUPFD_CLOEXEC, 0);
     if (j->root < 0) {
         snprintf(err, size, "cannot open its root directory: %s", strerror(errno));
         return false;
@@ -143,7 +148,8 @@ static bool one_identity(const struct afx_creds *c)
     return true;
 }
 
-bool afx_jail_open(struct afx_jail *j, long pid, const struct afx_creds *before, char *err, size_t size)
+bool afx_jail_open(struct afx_jail *j, long pid, const struct afx_proc_root *pr, const struct afx_creds *before,
+                   char *err, size_t size)
 {
     static struct afx_creds first;
     j->enter = false;
@@ -166,7 +172,7 @@ bool afx_jail_open(struct afx_jail *j, long pid, const struct afx_creds *before,
                  (unsigned long)j->creds.uid[0], (unsigned long)j->creds.uid[1]);
         return false;
     }
-    return geteuid() == 0 ? open_privileged(j, pid, err, size) : open_unprivileged(j, pid, err, size);
+    return geteuid() == 0 ? open_privileged(j, pid, pr, err, size) : open_unprivileged(j, pid, err, size);
 }
 
 void afx_jail_close(struct afx_jail *j)
@@ -202,11 +208,11 @@ static void on_term(int sig)
 /* The caller waits for the child that is in the PID namespace; told to
  * stop (SIGTERM), it kills and reaps it first, so that no zombie is
  * left to the namespace's init. */
-static _Noreturn void wait_and_exit(pid_t child, int keep)
+static _Noreturn void wait_and_exit(pid_t child)
 {
     close(STDOUT_FILENO);
     close(STDERR_FILENO);
-    close(keep);
+    syscall(SYS_close_range, 3U, ~0U, 0U);
     int status;
     while (waitpid(child, &status, 0) < 0) {
         if (errno != EINTR)
@@ -217,7 +223,7 @@ static _Noreturn void wait_and_exit(pid_t child, int keep)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-static bool enter_namespaces(const struct afx_jail *j, int keep)
+static bool enter_namespaces(const struct afx_jail *j)
 {
     for (int i = 0; i < AFX_JAIL_NS; i++) {
         if (j->ns[i] < 0)
@@ -233,16 +239,20 @@ static bool enter_namespaces(const struct afx_jail *j, int keep)
     if (child < 0)
         return false;
     if (child > 0)
-        wait_and_exit(child, keep);
+        wait_and_exit(child);
     sigaction(SIGTERM, &dfl, NULL);
     return true;
 }
 
-/* Its credentials, and no capability, now or after the exec, even as
- * uid 0: the bounding set emptied, root's automatic ones locked out. */
+/* No capability, now or after the exec, even as uid 0: the bounding set
+ * emptied, root's automatic ones locked out; and AFX_PROBE_ID for every
+ * user and group ID, no supplementary group.  Not the process's own
+ * IDs: after the exec the child is an ordinary (dumpable) process, and
+ * every other process of that user could write into its memory
+ * (/proc/PID/mem, ptrace) and take what the process has beyond its uid
+ * (its groups, its root). */
 static bool become(const struct afx_jail *j)
 {
-    const struct afx_creds *c = &j->creds;
     if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_KEEP_CAPS_LOCKED
                                      | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
         != 0)
@@ -253,18 +263,18 @@ static bool become(const struct afx_jail *j)
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     for (int r = 0; r < RLIM_NLIMITS; r++)
         setrlimit(r, &j->limits[r]);
-    if (setgroups(c->ngroups, c->groups) != 0 || setresgid(c->gid[0], c->gid[1], c->gid[2]) != 0
-        || setresuid(c->uid[0], c->uid[1], c->uid[2]) != 0)
+    const uid_t id = AFX_PROBE_ID;
+    if (setgroups(0, NULL) != 0 || setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0)
         return false;
     struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
     struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { 0 };
     return syscall(SYS_capset, &header, none) == 0;
 }
 
-bool afx_jail_enter(const struct afx_jail *j, int keep, int exec_fd, const char *exec_path)
+bool afx_jail_enter(const struct afx_jail *j, const int *keep, int nkeep, int exec_fd, const char *exec_path)
 {
     close_on_exec();
-    if (j->enter && (!enter_namespaces(j, keep) || !become(j)))
+    if (j->enter && (!enter_namespaces(j) || !become(j)))
         return false;
     /* A new session has no controlling terminal: nothing reaches the
      * caller's (TIOCSTI, escapes).  A new keyring holds none of the
@@ -276,7 +286,10 @@ bool afx_jail_enter(const struct afx_jail *j, int keep, int exec_fd, const char 
         return false;
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
         return false;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || fcntl(keep, F_SETFD, 0) != 0)
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return false;
+    for (int i = 0; i < nkeep; i++)
+        if (fcntl(keep[i], F_SETFD, 0) != 0)
+            return false;
     return afx_probe_filter_install(exec_fd, exec_path);
 }

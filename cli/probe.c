@@ -119,12 +119,18 @@ static bool reap(pid_t pid, int *status, long deadline)
 /* In the child: run the probe child under glibc g.  Never returns. */
 static _Noreturn void exec_probe(const struct afx_glibc *g, int self, const char *const *args, char **env)
 {
-    char program[32];
+    char program[32], libc[32];
     const char *argv[16] = { 0 };
     int n = 0;
     snprintf(program, sizeof program, "/proc/self/fd/%d", self);
-    if (g->loader != NULL || g->jail != NULL) {
-        argv[n++] = g->loader != NULL ? g->loader : "ld.so";
+    if (g->jail != NULL) {
+        snprintf(libc, sizeof libc, "/proc/self/fd/%d", g->libc_fd);
+        argv[n++] = "ld.so";
+        argv[n++] = "--preload";
+        argv[n++] = libc;
+        argv[n++] = program;
+    } else if (g->loader != NULL) {
+        argv[n++] = g->loader;
         argv[n++] = "--library-path";
         argv[n++] = g->libdir;
         argv[n++] = program;
@@ -139,8 +145,9 @@ static _Noreturn void exec_probe(const struct afx_glibc *g, int self, const char
         char *const jail_env[] = { mode_off, NULL };
         /* The filter lets this one exec through, by this address. */
         static const char here[] = "";
-        if (!afx_jail_enter(g->jail, self, g->loader_fd, here)) {
-            fprintf(stderr, "cannot take its credentials and limits: %s\n", strerror(errno));
+        const int keep[] = { self, g->libc_fd };
+        if (!afx_jail_enter(g->jail, keep, 2, g->loader_fd, here)) {
+            fprintf(stderr, "cannot take its namespaces and limits: %s\n", strerror(errno));
             _exit(AFX_EXIT_CANNOT_EXEC);
         }
         execveat(g->loader_fd, here, (char *const *)argv, jail_env, AT_EMPTY_PATH);

@@ -10,14 +10,16 @@ struct afx_jail;
 
 /* Which glibc runs the children: the system's (loader NULL) or the
  * one at loader with its libraries in libdir.  With a jail (inspect),
- * the children run as that process does (jail.h): the loader is the
- * open file loader_fd, the one the process has mapped, and libdir a
- * path inside its root. */
+ * the children run in that process's namespaces (jail.h): the loader is
+ * the open file loader_fd and libc the open file libc_fd, the very
+ * files the process has mapped, passed by descriptor (the loader would
+ * look libc up by name, in more directories than the one checked). */
 struct afx_glibc {
     const char *loader;
     const char *libdir;
     const struct afx_jail *jail;
     int loader_fd;
+    int libc_fd;
 };
 
 /* Seconds a probe child may take before it is killed. */

@@ -17,7 +17,9 @@
 
 #include "cli.h"
 #include "escape.h"
+#include "glibctrust.h"
 #include "json.h"
+#include "mappedfile.h"
 #include "probe.h"
 #include "procreport.h"
 #include "procstatus.h"
@@ -100,15 +102,41 @@ static void probe_host(struct scan *s, bool probe)
     snprintf(h->note, sizeof h->note, "the host's glibc, probed once: %s", p.reason);
 }
 
+/* Its libc is a file only root can have written (glibctrust.h): only
+ * then does its banner say which glibc it is.  Why not in why. */
+static bool banner_trusted(const struct afx_report *r, char *why, size_t size)
+{
+    static struct afx_proc_root pr;
+    if (!afx_proc_root_open(r->pid, &pr, why, size))
+        return false;
+    int fd = afx_mapped_open(r->pid, &r->maps.libc);
+    bool ok = fd >= 0 && afx_glibc_trusted(&pr, &r->maps.libc, fd, why, size);
+    if (fd < 0)
+        snprintf(why, size, "cannot open it: %s", strerror(errno));
+    else
+        close(fd);
+    afx_proc_root_close(&pr);
+    return ok;
+}
+
 /* Its glibc's state without running it: the host's probe if it maps the
- * file probed, else what its version says. */
+ * file probed, else what its version says, if its libc is root's alone. */
 static void judge_glibc(struct afx_report *r, const struct host_glibc *h)
 {
+    char why[PATH_MAX + 160];
     if (r->probe_note[0] != '\0')
         return;     /* no glibc mapped */
     if (h->probed && r->libc_known && r->libc_dev == h->dev && r->libc_ino == h->ino) {
         r->state = h->state;
         snprintf(r->probe_note, sizeof r->probe_note, "%s", h->note);
+        return;
+    }
+    if (!banner_trusted(r, why, sizeof why)) {
+        r->state = AFX_GLIBC_UNKNOWN;
+        r->untested = true;
+        snprintf(r->probe_note, sizeof r->probe_note,
+                 "not probed: its libc.so.6 %.120s: %.200s; what its banner says (%s) is not taken", r->maps.libc.path,
+                 why, r->glibc);
         return;
     }
     r->state = afx_glibc_state_by_version(r->glibc);
@@ -230,7 +258,7 @@ static void scan_one(struct scan *s, long pid)
     judge_glibc(r, &s->glibc);
     afx_report_judge(r);
     /* A lone unpinned thread without the library: no arena to share. */
-    if (r->health == AFX_FINE && r->threads.count <= 1 && !r->maps.arenafix) {
+    if ((r->health == AFX_FINE || r->health == AFX_UNDETERMINED) && r->threads.count <= 1 && !r->maps.arenafix) {
         s->t.single++;
         return;
     }
@@ -239,19 +267,21 @@ static void scan_one(struct scan *s, long pid)
 
 static int worst_status(const struct tally *t)
 {
-    return t->verdict[AFX_HIT] > 0       ? AFX_EXIT_AFFECTED
-           : t->verdict[AFX_AT_RISK] > 0 ? AFX_EXIT_AT_RISK
-                                         : AFX_EXIT_OK;
+    return t->verdict[AFX_HIT] > 0            ? AFX_EXIT_AFFECTED
+           : t->verdict[AFX_AT_RISK] > 0      ? AFX_EXIT_AT_RISK
+           : t->verdict[AFX_UNDETERMINED] > 0 ? AFX_EXIT_UNKNOWN
+                                              : AFX_EXIT_OK;
 }
 
 static void summary(const struct scan *s, int status)
 {
     const struct tally *t = &s->t;
     if (!s->json) {
-        printf("summary: hit %ld, at risk %ld, fine %ld (fixed by libarenafix %ld), unreadable %ld; "
+        printf("summary: hit %ld, at risk %ld, cannot tell %ld, fine %ld (fixed by libarenafix %ld), unreadable %ld; "
                "not listed: gone %ld, single-threaded %ld, kernel threads %ld, no glibc %ld, other malloc %ld; "
                "processes %ld\n",
-               t->verdict[AFX_HIT], t->verdict[AFX_AT_RISK], t->verdict[AFX_FINE], t->fixed, t->unreadable,
+               t->verdict[AFX_HIT], t->verdict[AFX_AT_RISK], t->verdict[AFX_UNDETERMINED], t->verdict[AFX_FINE], t->fixed,
+               t->unreadable,
                t->gone, t->single, t->kernel, t->no_glibc, t->other_malloc, t->processes);
         printf("host glibc: %s, %s\n", afx_glibc_state_name(s->glibc.state), esc(s->glibc.note));
         return;
@@ -264,6 +294,7 @@ static void summary(const struct scan *s, int status)
     afx_json_long(&j, "listed", s->listed);
     afx_json_long(&j, "hit", t->verdict[AFX_HIT]);
     afx_json_long(&j, "at_risk", t->verdict[AFX_AT_RISK]);
+    afx_json_long(&j, "cannot_tell", t->verdict[AFX_UNDETERMINED]);
     afx_json_long(&j, "fine", t->verdict[AFX_FINE]);
     afx_json_long(&j, "fixed", t->fixed);
     afx_json_long(&j, "unreadable", t->unreadable);

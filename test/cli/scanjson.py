@@ -9,7 +9,7 @@ up.  Exit 1 with the reason if anything is wrong.
 import json
 import sys
 
-VERDICT_STATUS = {"hit": 3, "at risk": 4, "fine": 0, "unreadable": None}
+VERDICT_STATUS = {"hit": 3, "at risk": 4, "cannot tell": 5, "fine": 0, "unreadable": None}
 NOT_LISTED = ("gone", "single_threaded", "kernel_threads", "no_glibc", "other_malloc")
 
 
@@ -26,12 +26,13 @@ def check(doc):
     pids = [p["pid"] for p in procs]
     assert len(pids) == len(set(pids)), "a process listed twice"
     assert summary["listed"] == len(procs), "listed %d, %d objects" % (summary["listed"], len(procs))
-    for verdict, key in (("hit", "hit"), ("at risk", "at_risk"), ("fine", "fine"), ("unreadable", "unreadable")):
+    for verdict, key in (("hit", "hit"), ("at risk", "at_risk"), ("cannot tell", "cannot_tell"), ("fine", "fine"),
+                         ("unreadable", "unreadable")):
         assert summary[key] == counts[verdict], "%s: summary %d, listed %d" % (key, summary[key], counts[verdict])
     fixed = sum(1 for p in procs if p["verdict"] == "fine" and p["libarenafix"] and p["libarenafix_mode"] != "off")
     assert summary["fixed"] == fixed, "fixed: summary %d, listed %d" % (summary["fixed"], fixed)
     assert summary["processes"] == len(procs) + sum(summary[k] for k in NOT_LISTED), summary
-    worst = 3 if counts["hit"] else 4 if counts["at risk"] else 0
+    worst = 3 if counts["hit"] else 4 if counts["at risk"] else 5 if counts["cannot tell"] else 0
     assert summary["exit_status"] == worst, "exit_status %d, worst %d" % (summary["exit_status"], worst)
 
 

@@ -20,15 +20,15 @@
 /* ---- the text report ---------------------------------------------------- */
 
 struct summary {
-    long hit, at_risk, fine, fixed, unreadable, gone, single, kernel, no_glibc, other, processes;
+    long hit, at_risk, cannot_tell, fine, fixed, unreadable, gone, single, kernel, no_glibc, other, processes;
 };
 
 /* Every process line has a verdict the summary counts, and the summary
  * accounts for every process. */
 static struct summary text_consistent(const char *out)
 {
-    static const char *const verdicts[] = { "hit ", "at risk ", "fine ", "unreadable " };
-    long lines[4] = { 0 };
+    static const char *const verdicts[] = { "hit ", "at risk ", "fine ", "unreadable ", "cannot tell " };
+    long lines[5] = { 0 };
     struct summary s;
     const char *p = out;
     ck_assert_msg(strncmp(p, "    PID  VERDICT ", 17) == 0, "no header: %s", out);
@@ -36,27 +36,28 @@ static struct summary text_consistent(const char *out)
         long pid;
         int n = 0, v = 0;
         ck_assert_msg(sscanf(p, "%ld%n", &pid, &n) == 1 && strncmp(p + n, "  ", 2) == 0, "not a line: %.200s", p);
-        while (v < 4 && strncmp(p + n + 2, verdicts[v], strlen(verdicts[v])) != 0)
+        while (v < 5 && strncmp(p + n + 2, verdicts[v], strlen(verdicts[v])) != 0)
             v++;
-        ck_assert_msg(v < 4, "no verdict: %.200s", p);
+        ck_assert_msg(v < 5, "no verdict: %.200s", p);
         lines[v]++;
         ck_assert_msg(strchr(p, '\n') != NULL, "no summary: %s", out);
     }
     ck_assert_msg(sscanf(p,
-                         "summary: hit %ld, at risk %ld, fine %ld (fixed by libarenafix %ld), unreadable %ld; "
-                         "not listed: gone %ld, single-threaded %ld, kernel threads %ld, no glibc %ld, other "
-                         "malloc %ld; processes %ld",
-                         &s.hit, &s.at_risk, &s.fine, &s.fixed, &s.unreadable, &s.gone, &s.single, &s.kernel,
-                         &s.no_glibc, &s.other, &s.processes)
-                      == 11,
+                         "summary: hit %ld, at risk %ld, cannot tell %ld, fine %ld (fixed by libarenafix %ld), "
+                         "unreadable %ld; not listed: gone %ld, single-threaded %ld, kernel threads %ld, no glibc "
+                         "%ld, other malloc %ld; processes %ld",
+                         &s.hit, &s.at_risk, &s.cannot_tell, &s.fine, &s.fixed, &s.unreadable, &s.gone, &s.single,
+                         &s.kernel, &s.no_glibc, &s.other, &s.processes)
+                      == 12,
                   "bad summary: %s", p);
     ck_assert_int_eq(s.hit, lines[0]);
     ck_assert_int_eq(s.at_risk, lines[1]);
     ck_assert_int_eq(s.fine, lines[2]);
     ck_assert_int_eq(s.unreadable, lines[3]);
+    ck_assert_int_eq(s.cannot_tell, lines[4]);
     ck_assert_int_le(s.fixed, s.fine);
-    ck_assert_int_eq(s.processes, lines[0] + lines[1] + lines[2] + lines[3] + s.gone + s.single + s.kernel
-                                      + s.no_glibc + s.other);
+    ck_assert_int_eq(s.processes, lines[0] + lines[1] + lines[2] + lines[3] + lines[4] + s.gone + s.single
+                                      + s.kernel + s.no_glibc + s.other);
     ck_assert_msg(strstr(p, "\nhost glibc: ") != NULL, "%s", p);
     return s;
 }

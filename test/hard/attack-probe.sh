@@ -186,10 +186,12 @@ p_attack_probe_setuid_race() {
     exec 8>&-
 }
 
-# The jail, for a glibc that may run: the process's IDs (all four the
-# same), its root (chroot), the lower of its and root's resource
-# limits, no capabilities, and one exec: the opened loader, "" and
-# AT_EMPTY_PATH, with only the library's off switch in its environment.
+# The jail, for a glibc that may run: its namespaces and root (chroot),
+# the lower of its and root's resource limits, no capabilities, IDs no
+# one else has (2147483646, no groups: a process of the target's user
+# could otherwise write into the probe child once it runs), and one
+# exec: the opened loader, "" and AT_EMPTY_PATH, with only the library's
+# off switch in its environment, and the checked libc by descriptor.
 p_attack_probe_jail() {
     attacker
     command -v strace >/dev/null || skip "no strace"
@@ -206,13 +208,14 @@ p_attack_probe_jail() {
     grep -vE '^[0-9]+ +(execve|prlimit64)\(' trace | head -20
     # strace pads the result: "= 0" after blanks.
     grep -qE 'chroot\("\."\) += 0' trace || die "not in its root"
-    grep -qE "setresuid\($AUID, $AUID, $AUID\) += 0" trace || die "not its user IDs"
-    grep -qE "setresgid\($AGID, $AGID, $AGID\) += 0" trace || die "not its group IDs"
-    grep -qE 'setgroups\(0, \[\]\) += 0' trace || die "not its (no) supplementary groups"
+    grep -qE "setresuid\(2147483646, 2147483646, 2147483646\) += 0" trace || die "not the probe's own user ID"
+    grep -qE "setresgid\(2147483646, 2147483646, 2147483646\) += 0" trace || die "not the probe's own group ID"
+    grep -qE 'setgroups\(0, NULL\) += 0' trace || die "supplementary groups kept"
+    ! grep -qE "setres[ug]id\($AUID|setres[ug]id\($AGID" trace || die "ran as the target's user"
     grep -qE 'prlimit64\(0, RLIMIT_NOFILE, \{rlim_cur=64, rlim_max=64\}, NULL\) += 0' trace \
         || die "not the lower of its and root's open-file limits"
-    grep -qE 'execveat\([0-9]+, "", \[.*\], \["ARENAFIX_MODE=off"\], AT_EMPTY_PATH\) += 0' trace \
-        || die "not the one exec of the opened loader"
+    grep -qE 'execveat\([0-9]+, "", \["ld.so", "--preload", "/proc/self/fd/[0-9]+", .*\], \["ARENAFIX_MODE=off"\], AT_EMPTY_PATH\) += 0' trace \
+        || die "not the one exec of the opened loader, with the opened libc"
     [ "$(grep -cE 'execveat\(' trace)" = 2 ] || die "other execs than the two probe children"
     [ -z "$(strays)" ] || die "processes left: $(strays)"
 }
@@ -247,8 +250,145 @@ p_attack_probe_no_pidfd() {
     grep -q 'not probed: it exited or ran another program while it was read' out || die "probed a process that was gone"
 }
 
+# The loader searches more than the checked directory for libc.so.6
+# (glibc-hwcaps/*, tls/, x86_64/ below it): a subdirectory the attacker
+# may write to (made by root, left the attacker's) gets the affected
+# glibc's libc.so.6 once the process runs.  The probe is given the checked libc by descriptor
+# and finds nothing by name: the process's fixed glibc is judged fixed
+# (before: its libc was looked up by name, and the planted one answered).
+p_attack_probe_planted_libc() {
+    attacker
+    have_affected || skip "no affected glibc (ARENAFIX_AFFECTED_GLIBC)"
+    root_only_dir
+    local lib=$SAFE/lib sys=/usr/lib/x86_64-linux-gnu
+    [ -e $sys/libc.so.6 ] && [ -e /lib64/ld-linux-x86-64.so.2 ] || skip "no $sys/libc.so.6"
+    mkdir -m 755 "$lib" && cp $sys/libc.so.6 /lib64/ld-linux-x86-64.so.2 "$lib/" || die "copies"
+    mkdir "$lib/x86_64" && chown "$AUID:$AGID" "$lib/x86_64" || die "mkdir"
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups "$lib/ld-linux-x86-64.so.2" --library-path "$lib" \
+        /bin/sleep 600 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do grep -q "$lib/libc.so.6" "/proc/$HPID/maps" 2>/dev/null && break; sleep 0.1; done
+    grep -q "$lib/libc.so.6" "/proc/$HPID/maps" || die "the process does not map $lib/libc.so.6"
+    # Planted once the process runs: it maps the checked file.
+    as_attacker cp "$AFFECTED/libc.so.6" "$lib/x86_64/libc.so.6" || die "plant"
+    LIMIT=60 run out err "$CLI" inspect "$HPID"
+    cat out err
+    grep -q 'glibc: .*not affected (probed as the process' out || die "not the mapped libc that was probed"
+}
+
+# A trusted glibc whose probe fails (the process's own RLIMIT_NPROC of 1
+# leaves the probe no thread) is not called fine: cannot tell, exit 5
+# (before: fine, exit 0).
+p_attack_probe_failed() {
+    attacker
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups prlimit --nproc=1:1 sleep 600 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do [ "$(cat "/proc/$HPID/comm" 2>/dev/null)" = sleep ] && break; sleep 0.1; done
+    LIMIT=60 run out err "$CLI" inspect "$HPID"
+    cat out err
+    grep -q 'probe failed' out || die "the probe did not fail: the test proves nothing"
+    [ "$rc" = 5 ] || die "exit status $rc, not 5"
+    grep -q "^process $HPID (sleep): cannot tell$" out || die "not 'cannot tell'"
+}
+
+# inspect --all runs nothing; it judges by the banner only the libc of a
+# root-only file.  The attacker's copy of the system glibc, its banner
+# made to say 2.39 (a fixed release), runs 4 threads: listed 'cannot
+# tell' with exit status 5 (before: fine, "counts the online CPUs").
+p_attack_scan_banner() {
+    attacker
+    local dir=$HOME_DIR/glibc sys=/usr/lib/x86_64-linux-gnu
+    [ -e $sys/libc.so.6 ] || skip "no $sys/libc.so.6"
+    mkdir "$dir" && cp $sys/libc.so.6 /lib64/ld-linux-x86-64.so.2 "$dir/" || die "copies"
+    sed -i 's/release version 2\.3[4-8]/release version 2.39/' "$dir/libc.so.6"
+    grep -aq 'release version 2.39' "$dir/libc.so.6" || skip "the system glibc is not 2.34 to 2.38"
+    chown -R "$AUID:$AGID" "$dir"
+    held_pipe
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups "$dir/ld-linux-x86-64.so.2" --library-path "$dir" \
+        "$TEST_BIN/arenawait" 4 <"$IN" >"$HOME_DIR/arenawait.out" 2>&1 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do grep -q '^arenas=' "$HOME_DIR/arenawait.out" && break; sleep 0.1; done
+    LIMIT=60 run out err "$CLI" inspect --all
+    grep -E "^ *$HPID " out
+    tail -2 out
+    grep -qE "^ *$HPID  cannot tell " out || die "a banner the attacker wrote was believed"
+    [ "$rc" -le 5 ] && [ "$rc" -ge 3 ] || die "exit status $rc"
+    exec 8>&-
+}
+
+# The root directory changes under inspect: a process in a user
+# namespace of its own (its mounts still ours, its glibc root's) chroots
+# into a tree of the attacker's, with the affected glibc's libc.so.6
+# where the system's is and copies of the command where
+# /proc/self/fd/N would be, while gdb holds inspect after its checks.
+# The probe runs in the root that was checked, opened once: the
+# process's fixed glibc is judged fixed (before: the jail opened the
+# root again, and ran the attacker's tree).
+p_attack_probe_root_switch() {
+    attacker
+    command -v gdb >/dev/null || skip "no gdb"
+    have_affected || skip "no affected glibc (ARENAFIX_AFFECTED_GLIBC)"
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups unshare -U -r true 2>/dev/null \
+        || skip "no unprivileged user namespaces"
+    local fake=$HOME_DIR/fake sys=/usr/lib/x86_64-linux-gnu n
+    mkdir -p "$fake$sys" "$fake/proc/self/fd" && cp "$AFFECTED/libc.so.6" "$fake$sys/libc.so.6" || die "fake root"
+    for n in $(seq 3 40); do cp "$CLI" "$fake/proc/self/fd/$n"; done
+    chown -R "$AUID:$AGID" "$fake"
+    # shellcheck disable=SC2016
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups unshare -U -r \
+        perl -e '$SIG{USR1} = sub { chroot($ARGV[0]) or die "chroot: $!" }; sleep 1 while 1' "$fake" &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do [ "$(cat "/proc/$HPID/comm" 2>/dev/null)" = perl ] && break; sleep 0.1; done
+    local flip=$TMP/flip.$BASHPID switched=$TMP/switched.$BASHPID
+    printf '%s\n' "kill -USR1 $HPID" \
+        "for i in \$(seq 100); do [ \"\$(readlink /proc/$HPID/root)\" = '$fake' ] && { touch '$switched'; exit 0; }; sleep 0.05; done" \
+        >"$flip"
+    printf '%s\n' 'set breakpoint pending on' 'set confirm off' 'break afx_jail_open' 'commands' 'silent' \
+        "shell sh $flip" 'continue' 'end' 'run' >"$TMP/gdb.$BASHPID"
+    LIMIT=60 run out err gdb -q -batch -nx -x "$TMP/gdb.$BASHPID" --args "$CLI" inspect "$HPID"
+    cat out err
+    [ -e "$switched" ] || die "inspect never reached its jail, or the process did not change its root"
+    grep -q 'glibc: .*not affected (probed as the process' out || die "not the checked root that was probed"
+}
+
+# Not an attack: a process root chrooted in our mount namespace (maps
+# shows its files by our paths, under its root's), with no /etc at all,
+# is probed, not refused as one whose files were renamed.
+p_probe_chrooted() {
+    attacker
+    root_only_dir
+    local root=$SAFE/chroot sys=/usr/lib/x86_64-linux-gnu
+    [ -e $sys/libc.so.6 ] || skip "no $sys/libc.so.6"
+    mkdir -p "$root$sys" "$root/lib64" "$root/bin" "$root/proc" && chmod -R 755 "$root" || die "mkdir"
+    cp $sys/libc.so.6 "$root$sys/" && cp /lib64/ld-linux-x86-64.so.2 "$root/lib64/" && cp /bin/sleep "$root/bin/" \
+        || die "copies"
+    mount -t proc proc "$root/proc" 2>/dev/null || skip "cannot mount a procfs for the chroot"
+    trap 'kill -KILL $HPID 2>/dev/null; umount -l "$SAFE/chroot/proc"; rm -rf "$SAFE"; attacker_gone' EXIT
+    chroot --userspec="$AUID:$AGID" "$root" /bin/sleep 600 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do grep -q "$root$sys/libc.so.6" "/proc/$HPID/maps" 2>/dev/null && break; sleep 0.1; done
+    LIMIT=60 run out err "$CLI" inspect "$HPID"
+    cat out err
+    grep -q 'glibc: .*not affected (probed as the process' out || die "a chrooted process was not probed"
+}
+
 property attack-probe-untrusted  p_attack_probe_untrusted
 property attack-probe-mixed-ids  p_attack_probe_mixed_ids
 property attack-probe-race       p_attack_probe_setuid_race
 property attack-probe-jail       p_attack_probe_jail
 property attack-probe-no-pidfd   p_attack_probe_no_pidfd
+property attack-probe-planted-libc p_attack_probe_planted_libc
+property attack-probe-failed     p_attack_probe_failed
+property attack-probe-root-switch p_attack_probe_root_switch
+property probe-chrooted          p_probe_chrooted
+property attack-scan-banner      p_attack_scan_banner
