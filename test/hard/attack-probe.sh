@@ -359,9 +359,10 @@ p_attack_probe_root_switch() {
     grep -q 'glibc: .*not affected (probed as the process' out || die "not the checked root that was probed"
 }
 
-# Not an attack: a process root chrooted in our mount namespace (maps
-# shows its files by our paths, under its root's), with no /etc at all,
-# is probed, not refused as one whose files were renamed.
+# A process root chrooted in our mount namespace (maps shows its files
+# by our paths, under its root's), with no /etc at all, is probed, not
+# refused as one whose files were renamed; but not while its /proc is
+# not a procfs.
 p_probe_chrooted() {
     attacker
     root_only_dir
@@ -370,16 +371,38 @@ p_probe_chrooted() {
     mkdir -p "$root$sys" "$root/lib64" "$root/bin" "$root/proc" && chmod -R 755 "$root" || die "mkdir"
     cp $sys/libc.so.6 "$root$sys/" && cp /lib64/ld-linux-x86-64.so.2 "$root/lib64/" && cp /bin/sleep "$root/bin/" \
         || die "copies"
-    mount -t proc proc "$root/proc" 2>/dev/null || skip "cannot mount a procfs for the chroot"
-    trap 'kill -KILL $HPID 2>/dev/null; umount -l "$SAFE/chroot/proc"; rm -rf "$SAFE"; attacker_gone' EXIT
+    trap 'kill -KILL $HPID 2>/dev/null; umount -l "$SAFE/chroot/proc" 2>/dev/null; rm -rf "$SAFE"; attacker_gone' EXIT
     chroot --userspec="$AUID:$AGID" "$root" /bin/sleep 600 &
     HPID=$!
     APIDS+=("$HPID")
     local _
     for _ in $(seq 50); do grep -q "$root$sys/libc.so.6" "/proc/$HPID/maps" 2>/dev/null && break; sleep 0.1; done
+    # Its /proc a plain directory: the probe's program, /proc/self/fd/N,
+    # would be whatever is there.  Not run.
+    LIMIT=60 run out err "$CLI" inspect "$HPID"
+    cat out err
+    grep -q "not executed: its /proc is not the kernel's" out || die "run with a /proc that is not procfs"
+    mount -t proc proc "$root/proc" 2>/dev/null || skip "cannot mount a procfs for the chroot"
     LIMIT=60 run out err "$CLI" inspect "$HPID"
     cat out err
     grep -q 'glibc: .*not affected (probed as the process' out || die "a chrooted process was not probed"
+}
+
+# Mounts of its own: a process in a user and mount namespace of its own
+# may mount anything over root's directories after the checks.  Not run.
+p_attack_probe_own_mounts() {
+    attacker
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups unshare -U -r -m true 2>/dev/null \
+        || skip "no unprivileged user namespaces"
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups unshare -U -r -m sleep 600 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do [ "$(cat "/proc/$HPID/comm" 2>/dev/null)" = sleep ] && break; sleep 0.1; done
+    LIMIT=60 run out err "$CLI" inspect "$HPID"
+    cat out err
+    grep -q "not executed: its mounts belong to another user namespace" out || die "run in mounts the attacker owns"
+    [ "$rc" = 5 ] || die "exit status $rc, not 5"
 }
 
 property attack-probe-untrusted  p_attack_probe_untrusted
@@ -391,4 +414,5 @@ property attack-probe-planted-libc p_attack_probe_planted_libc
 property attack-probe-failed     p_attack_probe_failed
 property attack-probe-root-switch p_attack_probe_root_switch
 property probe-chrooted          p_probe_chrooted
+property attack-probe-own-mounts p_attack_probe_own_mounts
 property attack-scan-banner      p_attack_scan_banner
