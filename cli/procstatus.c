@@ -75,43 +75,41 @@ bool afx_status_creds(const char *text, struct afx_creds *c)
            && ids(p, len, (unsigned *)c->groups, AFX_MAX_GROUPS, &c->ngroups);
 }
 
-bool afx_stat_flags(const char *text, unsigned long *flags)
+/* Field n (3 or more) of a stat text: counted after the last ')', since
+ * the name in parentheses may hold anything, each field after one
+ * blank.  Its digits, or NULL if the text is not a stat line or the
+ * field not a number. */
+static const char *stat_number(const char *text, int n)
 {
     const char *p = strrchr(text, ')');
     if (p == NULL || strchr(text, '(') == NULL)
-        return false;
+        return NULL;
     p++;
-    /* Six fields come first (state, ppid, pgrp, session, tty_nr,
-     * tpgid), each after one blank; the flags after the next. */
-    for (int i = 0; i < 6; i++) {
+    for (int i = 3; i < n; i++) {
         if (p[0] != ' ' || p[1] == ' ' || p[1] == '\n' || p[1] == '\0')
-            return false;
+            return NULL;
         p += 1 + strcspn(p + 1, " \n");
     }
-    if (p[0] != ' ' || p[1] < '0' || p[1] > '9')
+    return p[0] == ' ' && p[1] >= '0' && p[1] <= '9' ? p + 1 : NULL;
+}
+
+bool afx_stat_flags(const char *text, unsigned long *flags)
+{
+    const char *p = stat_number(text, 9);
+    if (p == NULL)
         return false;
     char *end;
-    *flags = strtoul(p + 1, &end, 10);
+    *flags = strtoul(p, &end, 10);
     return *end == ' ' || *end == '\n' || *end == '\0';
 }
 
 bool afx_stat_start_time(const char *text, unsigned long long *ticks)
 {
-    const char *p = strrchr(text, ')');
-    if (p == NULL || strchr(text, '(') == NULL)
-        return false;
-    p++;
-    /* Fields 3 to 21 first, each after one blank; the start time after
-     * the next. */
-    for (int i = 3; i < 22; i++) {
-        if (p[0] != ' ' || p[1] == ' ' || p[1] == '\n' || p[1] == '\0')
-            return false;
-        p += 1 + strcspn(p + 1, " \n");
-    }
-    if (p[0] != ' ' || p[1] < '0' || p[1] > '9')
+    const char *p = stat_number(text, 22);
+    if (p == NULL)
         return false;
     char *end;
     errno = 0;
-    *ticks = strtoull(p + 1, &end, 10);
+    *ticks = strtoull(p, &end, 10);
     return errno == 0 && (*end == ' ' || *end == '\n' || *end == '\0');
 }

@@ -12,6 +12,17 @@ execs_after_the_first() { grep -E 'execve(at)?\(' "$1" | tail -n +2; }
 # None of those.
 no_exec_after_the_first() { [ -z "$(execs_after_the_first "$1")" ]; }
 
+# attacker_sleeps [CMD...]: the attacker runs CMD... sleep 600 (CMD a
+# wrapper that execs the rest: prlimit, unshare); its PID in $HPID once
+# it is sleep.
+attacker_sleeps() {
+    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups "$@" sleep 600 &
+    HPID=$!
+    APIDS+=("$HPID")
+    local _
+    for _ in $(seq 50); do [ "$(cat "/proc/$HPID/comm" 2>/dev/null)" = sleep ] && break; sleep 0.1; done
+}
+
 # A setuid-root program that stays alive, blocked on its stdin: a copy
 # of cat, in a directory of root's; its path in $SUID.
 setuid_program() {
@@ -196,11 +207,7 @@ p_attack_probe_jail() {
     attacker
     command -v strace >/dev/null || skip "no strace"
     [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -gt 64 ] || skip "root's own open-file limit is 64 or less"
-    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups prlimit --nofile=64:64 sleep 600 &
-    HPID=$!
-    APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do [ "$(cat "/proc/$HPID/comm" 2>/dev/null)" = sleep ] && break; sleep 0.1; done
+    attacker_sleeps prlimit --nofile=64:64
     LIMIT=60 run out err strace -f -qq -v -e trace=execve,execveat,chroot,setresuid,setresgid,setgroups,prlimit64 \
         -o trace "$CLI" inspect "$HPID"
     cat out err
@@ -283,11 +290,7 @@ p_attack_probe_planted_libc() {
 # (before: fine, exit 0).
 p_attack_probe_failed() {
     attacker
-    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups prlimit --nproc=1:1 sleep 600 &
-    HPID=$!
-    APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do [ "$(cat "/proc/$HPID/comm" 2>/dev/null)" = sleep ] && break; sleep 0.1; done
+    attacker_sleeps prlimit --nproc=1:1
     LIMIT=60 run out err "$CLI" inspect "$HPID"
     cat out err
     grep -q 'probe failed' out || die "the probe did not fail: the test proves nothing"
@@ -394,11 +397,7 @@ p_attack_probe_own_mounts() {
     attacker
     setpriv --reuid="$AUID" --regid="$AGID" --clear-groups unshare -U -r -m true 2>/dev/null \
         || skip "no unprivileged user namespaces"
-    setpriv --reuid="$AUID" --regid="$AGID" --clear-groups unshare -U -r -m sleep 600 &
-    HPID=$!
-    APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do [ "$(cat "/proc/$HPID/comm" 2>/dev/null)" = sleep ] && break; sleep 0.1; done
+    attacker_sleeps unshare -U -r -m
     LIMIT=60 run out err "$CLI" inspect "$HPID"
     cat out err
     grep -q "not executed: its mounts belong to another user namespace" out || die "run in mounts the attacker owns"
