@@ -322,6 +322,11 @@ p_attack_scan_banner() {
     tail -2 out
     grep -qE "^ *$HPID  cannot tell " out || die "a banner the attacker wrote was believed"
     [ "$rc" -le 5 ] && [ "$rc" -ge 3 ] || die "exit status $rc"
+    # The JSON agrees: its summary counts it, and its exit status is the
+    # worst verdict listed (5 when nothing is hit or at risk).
+    LIMIT=60 run out err "$CLI" inspect --all --json
+    python3 "$HARD_SRC/../cli/scanjson.py" out >check || { cat check; die "inspect --all --json"; }
+    grep -qP "^$HPID\tcannot tell\t" check || die "not 'cannot tell' in the JSON"
     exec 8>&-
 }
 
