@@ -202,6 +202,95 @@ START_TEST(maps_in_pieces)
 }
 END_TEST
 
+/* A maps line of code at `start` for a file of exactly `len` bytes of
+ * path ending in /name, appended at *end. */
+static void code_line(char **end, unsigned long start, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    *end += sprintf(*end, "%lx-%lx r-xp 00000000 fe:00 7 /", start, start + 0x1000);
+    memset(*end, 'x', len - n - 2);
+    *end += len - n - 2;
+    *end += sprintf(*end, "/%s\n", name);
+}
+
+/* Paths of PATH_MAX - 1 bytes fit the buffers; one of PATH_MAX bytes
+ * (a name the kernel escapes grows past it) is not kept, and the next
+ * libc is. */
+START_TEST(maps_paths_as_long_as_the_buffers)
+{
+    char *text = malloc(4 * PATH_MAX + 512), *end = text;
+    code_line(&end, 0x10000, PATH_MAX, "libc.so.6");
+    code_line(&end, 0x20000, PATH_MAX, "libjemalloc.so.2");
+    code_line(&end, 0x30000, PATH_MAX - 1, "ld-linux-x86-64.so.2");
+    code_line(&end, 0x40000, 18, "libc.so.6");
+    afx_maps_scan(text, &maps);
+    ck_assert_int_eq(maps.lines, 4);
+    ck_assert_int_eq(maps.bad_lines, 0);
+    ck_assert_msg(strnlen(maps.libc.path, sizeof maps.libc.path) == 18,
+                  "libc: kept a path of %zu bytes, want the 18-byte one", strnlen(maps.libc.path, sizeof maps.libc.path));
+    ck_assert_uint_eq(maps.libc.start, 0x40000);
+    ck_assert_msg(maps.foreign[0] == '\0', "jemalloc: kept a path of %zu bytes, want none",
+                  strnlen(maps.foreign, sizeof maps.foreign));
+    ck_assert_int_eq(maps.heaps, 0);
+    ck_assert_uint_eq(strnlen(maps.loader.path, sizeof maps.loader.path), PATH_MAX - 1);
+    ck_assert_uint_eq(maps.loader.start, 0x30000);
+    free(text);
+}
+END_TEST
+
+/* More heaps than the table holds: all counted, the first
+ * AFX_MAX_HEAPS kept, nothing written past the table. */
+START_TEST(maps_more_heaps_than_the_table)
+{
+    const long n = AFX_MAX_HEAPS + 1;
+    const unsigned long base = 0x400000000000UL;
+    char *text = malloc((size_t)n * 64 + 1), *end = text;
+    for (long i = 0; i < n; i++) {
+        unsigned long at = base + (unsigned long)i * AFX_HEAP_MAX;
+        end += sprintf(end, "%lx-%lx rw-p 00000000 00:00 0 \n", at, at + AFX_HEAP_MAX);
+    }
+    afx_maps_scan(text, &maps);
+    ck_assert_int_eq(maps.heaps, n);
+    ck_assert_int_eq(maps.kept, AFX_MAX_HEAPS);
+    ck_assert_int_eq(maps.lines, n);
+    ck_assert_int_eq(maps.bad_lines, 0);
+    ck_assert_uint_eq(maps.heap_at[0], base);
+    ck_assert_uint_eq(maps.heap_rw[0], AFX_HEAP_MAX);
+    ck_assert_uint_eq(maps.heap_at[AFX_MAX_HEAPS - 1], base + (AFX_MAX_HEAPS - 1) * AFX_HEAP_MAX);
+    ck_assert_uint_eq(maps.heap_rw[AFX_MAX_HEAPS - 1], AFX_HEAP_MAX);
+    free(text);
+}
+END_TEST
+
+/* A line longer than the buffer, read in two pieces that each fit: not
+ * parsed, nothing written past the scanner, the next line read. */
+START_TEST(maps_long_line_in_two_pieces)
+{
+    enum { GUARD = 1 << 15 };
+    char *mem = malloc(sizeof(struct afx_maps) + GUARD), *text = malloc(20000 + 512), *end = text;
+    struct afx_maps *m = (struct afx_maps *)mem;
+    memset(mem + sizeof *m, 0x5a, GUARD);
+    code_line(&end, 0x10000, 20000 - strlen("10000-11000 r-xp 00000000 fe:00 7 "), "libc.so.6");
+    ck_assert_uint_eq(strchr(text, '\n') - text, 20000);
+    code_line(&end, 0x40000, 18, "libc.so.6");
+    size_t len = strlen(text);
+    afx_maps_begin(m);
+    afx_maps_feed(m, text, 10000);
+    afx_maps_feed(m, text + 10000, len - 10000);
+    afx_maps_end(m);
+    size_t past = GUARD;
+    while (past > 0 && mem[sizeof *m + past - 1] == 0x5a)
+        past--;
+    ck_assert_msg(past == 0, "the scanner wrote up to %zu bytes past its end", past);
+    ck_assert_int_eq(m->lines, 2);
+    ck_assert_int_eq(m->bad_lines, 1);
+    ck_assert_uint_eq(m->libc.start, 0x40000);
+    ck_assert_uint_eq(strnlen(m->libc.path, sizeof m->libc.path), 18);
+    free(text);
+    free(mem);
+}
+END_TEST
+
 START_TEST(status_credentials)
 {
     static struct afx_creds c;
@@ -368,6 +457,9 @@ Suite *hostile_suite(void)
     tcase_add_test(tc, maps_only_code_is_a_library);
     tcase_add_test(tc, maps_lines_are_strict);
     tcase_add_test(tc, maps_in_pieces);
+    tcase_add_test(tc, maps_paths_as_long_as_the_buffers);
+    tcase_add_test(tc, maps_more_heaps_than_the_table);
+    tcase_add_test(tc, maps_long_line_in_two_pieces);
     tcase_add_test(tc, status_credentials);
     tcase_add_test(tc, environment_as_the_library_reads_it);
     tcase_add_test(tc, heap_headers);

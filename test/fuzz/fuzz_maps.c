@@ -8,6 +8,8 @@
  *     a line written in the kernel's format from fields the input
  *     chooses is read back exactly;
  *   - a heap is on a heap boundary, and no more are kept than seen;
+ *   - every path kept ends inside its buffer (one of PATH_MAX bytes
+ *     does not fit);
  *   - a library is known by its file name alone: the directory does
  *     not matter, and what is taken for libc, ld.so or jemalloc is
  *     named so exactly. */
@@ -45,6 +47,11 @@ static void check_scan(const struct afx_maps *m, const char *text, size_t len)
     for (long i = 0; i < m->kept; i++)
         if (m->heap_at[i] % AFX_HEAP_MAX != 0 || m->heap_rw[i] < 4096)
             abort();
+    if (strnlen(m->libc.path, sizeof m->libc.path) == sizeof m->libc.path
+        || strnlen(m->loader.path, sizeof m->loader.path) == sizeof m->loader.path
+        || strnlen(m->found.path, sizeof m->found.path) == sizeof m->found.path
+        || strnlen(m->foreign, sizeof m->foreign) == sizeof m->foreign)
+        abort();
     if ((m->libc.path[0] && afx_lib_kind(m->libc.path, strlen(m->libc.path)) != AFX_LIB_LIBC)
         || (m->loader.path[0] && afx_lib_kind(m->loader.path, strlen(m->loader.path)) != AFX_LIB_LOADER)
         || (m->foreign[0] && afx_lib_kind(m->foreign, strlen(m->foreign)) != AFX_LIB_FOREIGN))

@@ -9,6 +9,7 @@
 # shellcheck disable=SC2154  # rc: set by run.sh's run()
 
 AE_UID=64127        # the build user: no account, owns only what is made here
+AE_TEAM=64128       # a group of others, the build user not among them: no account
 AE_ROUNDS=${AE_ROUNDS:-100}     # enable + disable runs against the racing loop
 
 ae_as_user() { setpriv --reuid=$AE_UID --regid=$AE_UID --clear-groups "$@"; }
@@ -166,9 +167,57 @@ p_ae_root_swap() {
     grep -q 'etc/systemd may be written by its group or others' err || { cat err; die "no reason given"; }
 }
 
+# Writable by a group counts as by others: a directory of the tree's
+# (etc/systemd) or above it that a group may write to, even root's own,
+# is refused, as 0777 is.
+p_ae_group_writable() {
+    ae_setup
+    chgrp $AE_TEAM "$T/etc/systemd" && chmod 775 "$T/etc/systemd"
+    run out err "$CLI" enable --root "$T" web
+    [ "$rc" -eq 1 ] || { cat out err; die "etc/systemd in the tree writable by a group: exit $rc, want 1"; }
+    grep -q 'etc/systemd may be written by its group or others (mode 0775)' err || { cat err; die "no reason given"; }
+    [ ! -e "$T/etc/systemd/system/web.service.d" ] || die "a drop-in directory was made under it"
+    chmod 755 "$T/etc/systemd"
+    mkdir -m 775 "$AE/team" && chgrp $AE_TEAM "$AE/team"
+    ae_as_user mkdir -p "$H/team-tree/etc/systemd/system" && mv "$H/team-tree" "$AE/team/tree"
+    run out err "$CLI" enable --root "$AE/team/tree" web
+    [ "$rc" -eq 1 ] || { cat out err; die "a tree in root's directory writable by a group: exit $rc, want 1"; }
+    grep -q "$AE/team may be written by its group or others (mode 0775)" err || { cat err; die "no reason given"; }
+    run out err "$CLI" enable --root "$T" web
+    need_rc0 "the same tree, no group may write" err
+}
+
+# Sticky is no excuse where the drop-in goes (others may still add a
+# unit beside it), nor for another user's link in a sticky directory
+# such as /tmp: she may point it elsewhere (here: root's own tree, the
+# host stand-in) between two runs.  Root's own link there is followed.
+p_ae_sticky() {
+    ae_setup
+    local before
+    before=$(ae_host_files)
+    ae_as_user chmod 1777 "$T/etc/systemd/system"
+    run out err "$CLI" enable --root "$T" web
+    [ "$rc" -eq 1 ] || { cat out err; die "a sticky world-writable etc/systemd/system: exit $rc, want 1"; }
+    grep -q 'etc/systemd/system may be written by its group or others (mode 1777)' err \
+        || { cat err; die "no reason given"; }
+    [ ! -e "$T/etc/systemd/system/web.service.d" ] || die "a drop-in directory was made in it"
+    ae_as_user chmod 755 "$T/etc/systemd/system"
+    mkdir -m 1777 "$AE/tmp"
+    ae_as_user ln -s "$HOST" "$AE/tmp/image"
+    run out err "$CLI" enable --root "$AE/tmp/image" ssh
+    [ "$rc" -eq 1 ] || { cat out err; die "--root through another user's link in a sticky directory: exit $rc, want 1"; }
+    grep -q "the symlink $AE/tmp/image on the way is owned by uid $AE_UID" err || { cat err; die "no reason given"; }
+    ae_host_untouched "$before" "--root through another user's link in a sticky directory"
+    ln -s "$T" "$AE/tmp/roots"
+    run out err "$CLI" enable --root "$AE/tmp/roots" web
+    need_rc0 "--root through root's own link in a sticky directory" err
+    [ -f "$T/etc/systemd/system/web.service.d/arenafix.conf" ] || die "no drop-in in the tree"
+}
+
 # The library root names in a service: a user's copy, or root's own file
 # in a directory the user may write to, is refused; so is the library of
-# a build tree the user owns.
+# a build tree the user owns, and root's own file or directory that the
+# user's group may write to.
 p_ae_library() {
     ae_setup
     # The user's copies are put there by root and given to the user: the
@@ -186,6 +235,14 @@ p_ae_library() {
     install -o $AE_UID -g $AE_UID -m 644 "$LIB" "$H/src/shim/libarenafix.so"
     run out err env -u ARENAFIX_LIBRARY "$H/src/build/cli/arenafix" enable --root "$T" web
     [ "$rc" -eq 1 ] || { cat out err; die "a user's build tree library: exit $rc, want 1"; }
+    mkdir "$AE/lib664" && install -g $AE_UID -m 664 "$LIB" "$AE/lib664/libarenafix.so"
+    ARENAFIX_LIBRARY=$AE/lib664/libarenafix.so run out err "$CLI" enable --root "$T" web
+    [ "$rc" -eq 1 ] || { cat out err; die "root's library, mode 0664 (the user's group): exit $rc, want 1"; }
+    grep -q "lib664/libarenafix.so: is writable by its group or others" err || { cat err; die "no reason given"; }
+    mkdir -m 775 "$AE/lib775" && chgrp $AE_UID "$AE/lib775" && install -m 644 "$LIB" "$AE/lib775/libarenafix.so"
+    ARENAFIX_LIBRARY=$AE/lib775/libarenafix.so run out err "$CLI" enable --root "$T" web
+    [ "$rc" -eq 1 ] || { cat out err; die "root's library in root's directory, mode 0775 (the user's group): exit $rc, want 1"; }
+    grep -q "lib775: is a directory its group or others may write to" err || { cat err; die "no reason given"; }
     [ ! -e "$T/etc/systemd/system/web.service.d/arenafix.conf" ] || die "a drop-in was written"
     run out err "$CLI" enable --root "$T" web
     need_rc0 "root's library" err
@@ -235,6 +292,8 @@ property attack-enable-dir-link   p_ae_dir_link
 property attack-enable-file-link  p_ae_file_link
 property attack-enable-race       p_ae_race
 property attack-enable-root-swap  p_ae_root_swap
+property attack-enable-group-writable p_ae_group_writable
+property attack-enable-sticky     p_ae_sticky
 property attack-enable-library    p_ae_library
 property attack-enable-mode       p_ae_mode
 property attack-enable-reads      p_ae_reads

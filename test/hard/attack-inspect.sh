@@ -47,18 +47,24 @@ attacker_gone() {
 as_attacker() { setpriv --reuid="$AUID" --regid="$AGID" --clear-groups "$@"; }
 
 # hostile ARGS...: start test/cli/hostile as the attacker; its PID in $HPID
-# (setpriv execs it: not through a function, which would fork a shell).
+# (setpriv execs it: not through a function, which would fork a shell),
+# its output in $HOUT.  Each start has its own output file, made empty
+# before the start: the "ready" waited for is this start's (one shared
+# file, emptied only once the new child ran, could still hold the
+# previous start's line when the wait began).
 hostile() {
+    HOUT=$HOME_DIR/hostile.${#APIDS[@]}.out
+    : >"$HOUT" || die "cannot make $HOUT"
     setpriv --reuid="$AUID" --regid="$AGID" --clear-groups "$HOME_DIR/hostile" --pause "$@" \
-        >"$HOME_DIR/hostile.out" 2>&1 &
+        >>"$HOUT" 2>&1 &
     HPID=$!
     APIDS+=("$HPID")
     local _
     for _ in $(seq 50); do
-        grep -q '^ready' "$HOME_DIR/hostile.out" 2>/dev/null && return 0
+        grep -q '^ready' "$HOUT" && return 0
         sleep 0.1
     done
-    cat "$HOME_DIR/hostile.out"
+    cat "$HOUT"
     die "the hostile process did not start"
 }
 

@@ -10,6 +10,12 @@ HARD_BIN := $(HARD)/bin
 FUZZ_DIR := $(B)/fuzz
 FUZZ_CC  ?= $(shell command -v clang-14 || command -v clang)
 FUZZ_TIME ?= 600
+# libFuzzer's default input length (4096 bytes, or the longest corpus
+# file) never reaches what the maps reader must bound: a path of
+# PATH_MAX bytes, a line past AFX_MAPS_LINE_MAX (16640) fed in pieces.
+# check-fuzz's run and the campaign both use it.
+FUZZ_MAPS_MAX_LEN ?= 40000
+export FUZZ_MAPS_MAX_LEN
 
 # The sanitizer runtimes a preload needs in front of it.
 ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
@@ -103,6 +109,7 @@ fuzz: $(FUZZ_BINS)
 	    mkdir -p $(FUZZ_ABS)/corpus-$$t $(FUZZ_ABS)/artifacts $(FUZZ_ABS)/logs-$$t; \
 	    echo "fuzz_$$t: $(FUZZ_TIME)s"; \
 	    (cd $(FUZZ_ABS)/logs-$$t && $(FUZZ_ABS)/fuzz_$$t -max_total_time=$(FUZZ_TIME) \
+	        $$([ $$t = maps ] && echo -max_len=$(FUZZ_MAPS_MAX_LEN)) \
 	        -print_final_stats=1 -jobs=$$(nproc) -workers=$$(nproc) \
 	        -artifact_prefix=$(FUZZ_ABS)/artifacts/$$t- \
 	        $(FUZZ_ABS)/corpus-$$t $(abspath test/fuzz/corpus)/$$t) || exit 1; \

@@ -228,10 +228,13 @@ p_memcheck() {
 
 FUZZ_TOTAL=0
 p_fuzz() {
-    local target=$1 work=$HARD/fuzz-work/$1
+    local target=$1 work=$HARD/fuzz-work/$1 max_len=()
     [ -x "$FUZZ_BIN/fuzz_$target" ] || skip "fuzz_$target not built (needs clang with libFuzzer)"
+    # maps: past the line buffer and PATH_MAX-byte paths (hard.mk).
+    [ "$target" = maps ] && max_len=(-max_len="${FUZZ_MAPS_MAX_LEN:-40000}")
     mkdir -p "$work" "$HARD/fuzz-artifacts"
     LIMIT=300 t "$FUZZ_BIN/fuzz_$target" -runs="$FUZZ_RUNS" -max_total_time=60 -print_final_stats=1 \
+        "${max_len[@]}" \
         -artifact_prefix="$HARD/fuzz-artifacts/$target-" "$work" "$HARD_SRC/../fuzz/corpus/$target" \
         >"$LOGS/fuzz-$target.out" 2>&1
     rc=$?

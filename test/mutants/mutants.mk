@@ -1,14 +1,23 @@
-# make mutants: mutation testing of the shim.  Each mutant in
-# test/mutants/list is applied to a copy of the tree in build/mutants/tree
-# (never to this one), the library is rebuilt there, and the suites run
-# against it until one fails (check-exports, check-unit, check-shim, then
-# check-real); test/mutants/run.sh says what it reports.  Not part of
-# `make check`: it runs every suite once per mutant.
+# make mutants: mutation testing of the library and the command.  Each
+# mutant in test/mutants/list (shim/) and test/mutants/list-cli (cli/) is
+# applied to a copy of the tree in build/mutants/tree (never to this
+# one), what it changes is rebuilt there, and the suites of that part run
+# against it until one fails (shim/: check-exports, check-unit,
+# check-shim, check-real; cli/: check-cli, then check-attack);
+# test/mutants/run.sh says what it reports.  Not part of `make check`: it
+# runs every suite once per mutant.
 #
 #   make mutants                              # every mutant
 #   make mutants MUTANTS_ONLY='^interpose-'   # the mutants whose id matches
 #   make mutants MUTANTS_ALLOW_SURVIVORS=1    # report survivors, exit 0
 
-.PHONY: mutants
+.PHONY: mutants check-attack
 mutants:
 	MUTANTS_MAKE='$(MAKE)' CC='$(CC)' MUTANTS_CFLAGS='$(CFLAGS)' bash test/mutants/run.sh
+
+# The root attacker properties of check-hard (test/hard/attack-*.sh)
+# alone, with only what they need built: not hard-build's sanitizer and
+# fuzz builds, which no attacker property runs.  Each property skips
+# when not run as root.
+check-attack: $(SHIM_LIB) $(CLI_BIN) $(B)/test/hostile $(HARD_PROGS)
+	$(HARD_ENV) HARD_ONLY='^attack' bash test/hard/run.sh

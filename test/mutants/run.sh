@@ -1,8 +1,12 @@
 #!/bin/bash
 # make mutants: mutation testing.  Each mutant of test/mutants/list (a
-# small, plausible bug in shim/) is applied to a copy of the tree, the
-# library is rebuilt there, and the suites run against it in this order
-# until one fails: check-exports, check-unit, check-shim, check-real.
+# small, plausible bug in shim/) and test/mutants/list-cli (in the
+# command, cli/) is applied to a copy of the tree, what it changes is
+# rebuilt there, and the suites of that part run against it in this
+# order until one fails:
+#   shim/  the library: check-exports, check-unit, check-shim, check-real
+#   cli/   the command: check-cli, then check-attack (the root attacker
+#          properties of check-hard, test/hard/attack-*.sh)
 # A mutant is
 #   killed     some suite failed, twice in a row (a test that fails now
 #              and then kills nothing), or ran past the time limit; or it
@@ -15,10 +19,12 @@
 # 2 when the list is malformed or the unmutated tree fails a suite.
 #
 # Environment:
-#   MUTANTS_LIST      the list (default test/mutants/list)
+#   MUTANTS_LIST      the lists, separated by spaces (default
+#                     "test/mutants/list test/mutants/list-cli")
 #   MUTANTS_ONLY      a regex: run only the mutants whose id matches
 #   MUTANTS_TIMEOUT   seconds one mutant may take over all its suites
-#                     (default: four times the unmutated tree's, at least 120)
+#                     (default: four times the unmutated tree's time for
+#                     that part's suites, at least 120)
 #   MUTANTS_ALL_SUITES=1  run every suite on every mutant, not only up to
 #                     the first that fails (slower; a fuller table)
 #   MUTANTS_CONFIRM=0 count a suite's first failure as a kill (by default
@@ -39,7 +45,7 @@ set -u
 shopt -u patsub_replacement 2>/dev/null   # "&" in a replacement is text
 
 src=$(pwd -P)
-list=${MUTANTS_LIST:-test/mutants/list}
+read -r -a lists <<<"${MUTANTS_LIST:-test/mutants/list test/mutants/list-cli}"
 only=${MUTANTS_ONLY:-}
 all_suites=${MUTANTS_ALL_SUITES:-0}
 confirm=${MUTANTS_CONFIRM:-1}
@@ -48,7 +54,11 @@ make_cmd=${MUTANTS_MAKE:-make}
 work=$src/build/mutants
 tree=$work/tree
 logs=$work/logs
-suites=(check-exports check-unit check-shim check-real)
+# The parts a mutant may change, by the folder of its file: the suites
+# that test that part, in order, and what to rebuild first.
+declare -A part_suites=([shim]="check-exports check-unit check-shim check-real"
+                        [cli]="check-cli check-attack")
+declare -A part_build=([shim]=shim/libarenafix.so [cli]=build/cli/arenafix)
 
 # The outer make's flags and command-line variables (an installed
 # ARENAFIX_TESTLIB, say) must not reach the make that runs in the copy.
@@ -58,12 +68,16 @@ if [ -z "${ARENAFIX_AFFECTED_GLIBC+set}" ] && [ -f "$src/../shared/glibc-bz30945
 fi
 export ARENAFIX_AFFECTED_GLIBC=${ARENAFIX_AFFECTED_GLIBC:-}
 
-[ -f "$list" ] || { echo "mutants: no list at $list" >&2; exit 2; }
+[ ${#lists[@]} -gt 0 ] || { echo "mutants: MUTANTS_LIST names no list" >&2; exit 2; }
+for list in "${lists[@]}"; do
+    [ -f "$list" ] || { echo "mutants: no list at $list" >&2; exit 2; }
+done
 
 # ---- the list ----------------------------------------------------------
 # Entries are separated by blank lines; '#' starts a comment line.
 #   id:          a unique name
-#   file:        the file to change, from the top of the tree
+#   file:        the file to change, from the top of the tree: under
+#                shim/ or cli/, which chooses the suites
 #   find:        the original text, found exactly once in the file
 #   replace:     what it becomes (may be empty)
 #   bug:         the plausible bug, in one line
@@ -71,7 +85,7 @@ export ARENAFIX_AFFECTED_GLIBC=${ARENAFIX_AFFECTED_GLIBC:-}
 #                such a mutant is listed but not run
 # In find and replace, \n is a newline, \t a tab and \\ a backslash.
 
-ids=() files=() finds=() replaces=() bugs=() equivs=()
+ids=() files=() parts=() finds=() replaces=() bugs=() equivs=()
 
 # Sets REPLY (no command substitution: it would drop a final newline).
 unescape() {
@@ -100,8 +114,13 @@ finish_entry() {
     for id in "${ids[@]}"; do
         [ "$id" = "${entry[id]}" ] && list_error "$entry_line" "id ${entry[id]} used twice"
     done
+    local part=${entry[file]%%/*}
+    if [ "$part" = "${entry[file]}" ] || [ -z "${part_suites[$part]:-}" ]; then
+        list_error "$entry_line" "file ${entry[file]} is not under shim/ or cli/"
+    fi
     ids+=("${entry[id]}")
     files+=("${entry[file]}")
+    parts+=("$part")
     unescape "${entry[find]}"
     finds+=("$REPLY")
     unescape "${entry[replace]}"
@@ -111,26 +130,29 @@ finish_entry() {
     entry=()
 }
 
-lineno=0
-while IFS= read -r line || [ -n "$line" ]; do
-    lineno=$((lineno + 1))
-    if [[ $line =~ ^[[:space:]]*$ ]]; then
-        finish_entry
-        continue
-    fi
-    [[ $line == \#* ]] && continue
-    [[ $line =~ ^([a-z]+):[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]] \
-        || list_error "$lineno" "not KEY: VALUE"
-    key=${BASH_REMATCH[1]}
-    case $key in
-    id | file | find | replace | bug | equivalent) ;;
-    *) list_error "$lineno" "unknown key $key" ;;
-    esac
-    [ ${#entry[@]} -eq 0 ] && entry_line=$lineno
-    [ -n "${entry[$key]+set}" ] && list_error "$lineno" "$key given twice in one entry"
-    entry[$key]=${BASH_REMATCH[2]}
-done <"$list"
-finish_entry
+for list in "${lists[@]}"; do
+    lineno=0
+    while IFS= read -r line || [ -n "$line" ]; do
+        lineno=$((lineno + 1))
+        if [[ $line =~ ^[[:space:]]*$ ]]; then
+            finish_entry
+            continue
+        fi
+        [[ $line == \#* ]] && continue
+        [[ $line =~ ^([a-z]+):[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]] \
+            || list_error "$lineno" "not KEY: VALUE"
+        key=${BASH_REMATCH[1]}
+        case $key in
+        id | file | find | replace | bug | equivalent) ;;
+        *) list_error "$lineno" "unknown key $key" ;;
+        esac
+        [ ${#entry[@]} -eq 0 ] && entry_line=$lineno
+        [ -n "${entry[$key]+set}" ] && list_error "$lineno" "$key given twice in one entry"
+        entry[$key]=${BASH_REMATCH[2]}
+    done <"$list"
+    finish_entry
+done
+list=${lists[*]}
 [ ${#ids[@]} -gt 0 ] || list_error 1 "no mutants"
 
 # Occurrences of $2 in $1 (0, 1 or 2 meaning "more than one").
@@ -204,36 +226,55 @@ inner() {
 }
 
 # The failing tests a suite's output names (check's "FILE:LINE:F:CASE:TEST:I:"
-# lines, check-real's "FAIL NAME:", check-exports' FAIL or diff), at most three.
+# lines, check-real's "FAIL NAME:", check-exports' FAIL or diff,
+# check-attack's "FAIL  NAME"), at most three.
 failed_tests() {
     {
         sed -n 's/^[^:]*:[0-9]*:[FE]:[^:]*:\([^:]*\):[0-9]*:.*/\1/p' "$1"
-        sed -n 's/^FAIL \([^: ]*\).*/real:\1/p' "$1"
+        case $2 in
+        check-real) sed -n 's/^FAIL \([^: ]*\).*/real:\1/p' "$1" ;;
+        check-attack) sed -n 's/^FAIL  *\([^ ]*\) .*/\1/p' "$1" ;;
+        esac
         [ "$2" = check-exports ] && grep -q '^[-+][^-+]' "$1" && echo "export list"
         sed -n 's/^needed: FAIL.*/needed libraries/p' "$1"
     } | awk '!seen[$0]++' | head -n 3 | paste -sd, -
 }
+
+# The parts (shim, cli) the mutants to run change, in the order of the
+# table.
+parts_run=()
+for ((i = 0; i < ${#ids[@]}; i++)); do
+    [ -n "$only" ] && ! [[ ${ids[i]} =~ $only ]] && continue
+    [ -n "${equivs[i]}" ] && continue
+    [[ " ${parts_run[*]} " == *" ${parts[i]} "* ]] || parts_run+=("${parts[i]}")
+done
 
 mkdir -p "$logs"
 rm -f "$logs"/*.log
 start_all=$(now)
 copy_tree
 echo "mutants: ${#ids[@]} in $list; the tree is copied to build/mutants/tree"
+echo "mutants: parts to test: ${parts_run[*]:-none}"
 echo "mutants: affected glibc: ${ARENAFIX_AFFECTED_GLIBC:-none}"
 
 # ---- the unmutated tree must pass, and says how long a run takes -------------
 
-declare -A base_time=()
+declare -A base_time=() limits=()
 base_log=$logs/unmutated.log
+: >"$base_log"
 # check-exports writes into build/test without making it.
 mkdir -p "$tree/build/test"
-inner 1800 "$base_log" shim/libarenafix.so
-if [ $rc -ne 0 ]; then
-    tail -n 30 "$base_log"
-    echo "mutants: the unmutated tree does not build (see build/mutants/logs/unmutated.log)"
-    exit 2
-fi
-base_total=0
+suites=()
+for part in "${parts_run[@]}"; do
+    inner 1800 "$base_log" "${part_build[$part]}"
+    if [ $rc -ne 0 ]; then
+        tail -n 30 "$base_log"
+        echo "mutants: the unmutated tree does not build (see build/mutants/logs/unmutated.log)"
+        exit 2
+    fi
+    read -r -a more <<<"${part_suites[$part]}"
+    suites+=("${more[@]}")
+done
 for suite in "${suites[@]}"; do
     t0=$(now)
     echo "==== $suite" >>"$base_log"
@@ -259,12 +300,18 @@ for suite in "${suites[@]}"; do
              "on a second run: a flaky test; a kill it alone makes is not certain"
     fi
     rm -f "$base_log.part"
-    base_total=$(awk -v a="$base_total" -v b="${base_time[$suite]}" 'BEGIN { print a + b }')
 done
-limit=${MUTANTS_TIMEOUT:-$(awk -v t="$base_total" 'BEGIN { l = int(4 * t + 1); print l < 120 ? 120 : l }')}
+for part in "${parts_run[@]}"; do
+    base_total=0
+    for suite in ${part_suites[$part]}; do
+        base_total=$(awk -v a="$base_total" -v b="${base_time[$suite]}" 'BEGIN { print a + b }')
+    done
+    limits[$part]=${MUTANTS_TIMEOUT:-$(awk -v t="$base_total" 'BEGIN { l = int(4 * t + 1); print l < 120 ? 120 : l }')}
+done
 echo "mutants: unmutated tree passes every suite:" \
      "$(for s in "${suites[@]}"; do printf '%s %ss  ' "$s" "${base_time[$s]}"; done)"
-echo "mutants: time limit per mutant: ${limit}s"
+echo "mutants: time limit per mutant:" \
+     "$(for p in "${parts_run[@]}"; do printf '%s/ %ss  ' "$p" "${limits[$p]}"; done)"
 
 # ---- each mutant -----------------------------------------------------------
 
@@ -301,6 +348,8 @@ for ((i = 0; i < total; i++)); do
         continue
     fi
     IFS= read -r -d '' text <"$path"
+    part=${parts[i]} limit=${limits[${parts[i]}]}
+    read -r -a suites <<<"${part_suites[$part]}"
 
     t0=$(now)
     current_file=$path current_text=$text
@@ -312,7 +361,7 @@ for ((i = 0; i < total; i++)); do
         echo "---- replace"; printf '%s\n' "${replaces[i]}"
         echo "==== build"
     } >"$log"
-    inner "$limit" "$log" shim/libarenafix.so
+    inner "$limit" "$log" "${part_build[$part]}"
     if [ $rc -ne 0 ]; then
         results[i]=killed killers[i]=build
         [ $rc -eq 124 ] && notes[i]="time limit"
