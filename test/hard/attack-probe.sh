@@ -206,8 +206,13 @@ p_attack_probe_setuid_race() {
 p_attack_probe_jail() {
     attacker
     command -v strace >/dev/null || skip "no strace"
-    [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -gt 64 ] || skip "root's own open-file limit is 64 or less"
-    attacker_sleeps prlimit --nofile=64:64
+    local hard
+    hard=$(ulimit -Hn)
+    [ "$hard" != unlimited ] && [ "$hard" -gt 64 ] && [ "$(ulimit -Sn)" -gt 64 ] \
+        || skip "root's own open-file limits are not a number above 64"
+    # Its soft limit lower than root's, its hard one the same: each
+    # taken from the lower side.
+    attacker_sleeps prlimit --nofile=64:
     LIMIT=60 run out err strace -f -qq -v -e trace=execve,execveat,chroot,setresuid,setresgid,setgroups,prlimit64 \
         -o trace "$CLI" inspect "$HPID"
     cat out err
@@ -219,7 +224,7 @@ p_attack_probe_jail() {
     grep -qE "setresgid\(2147483646, 2147483646, 2147483646\) += 0" trace || die "not the probe's own group ID"
     grep -qE 'setgroups\(0, NULL\) += 0' trace || die "supplementary groups kept"
     ! grep -qE "setres[ug]id\($AUID|setres[ug]id\($AGID" trace || die "ran as the target's user"
-    grep -qE 'prlimit64\(0, RLIMIT_NOFILE, \{rlim_cur=64, rlim_max=64\}, NULL\) += 0' trace \
+    grep -qE "prlimit64\\(0, RLIMIT_NOFILE, \\{rlim_cur=64, rlim_max=$hard\\}, NULL\\) += 0" trace \
         || die "not the lower of its and root's open-file limits"
     grep -qE 'execveat\([0-9]+, "", \["ld.so", "--preload", "/proc/self/fd/[0-9]+", .*\], \["ARENAFIX_MODE=off"\], AT_EMPTY_PATH\) += 0' trace \
         || die "not the one exec of the opened loader, with the opened libc"
