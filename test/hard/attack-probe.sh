@@ -376,7 +376,7 @@ p_attack_probe_root_switch() {
 # by our paths, under its root's), with no /etc at all, is probed, not
 # refused as one whose files were renamed; but not while its /proc is
 # not a procfs.
-p_probe_chrooted() {
+p_attack_probe_chroot() {
     attacker
     root_only_dir
     local root=$SAFE/chroot sys=/usr/lib/x86_64-linux-gnu
@@ -422,6 +422,6 @@ property attack-probe-no-pidfd   p_attack_probe_no_pidfd
 property attack-probe-planted-libc p_attack_probe_planted_libc
 property attack-probe-failed     p_attack_probe_failed
 property attack-probe-root-switch p_attack_probe_root_switch
-property probe-chrooted          p_probe_chrooted
+property attack-probe-chroot     p_attack_probe_chroot
 property attack-probe-own-mounts p_attack_probe_own_mounts
 property attack-scan-banner      p_attack_scan_banner
