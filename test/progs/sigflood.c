@@ -5,7 +5,10 @@
  * this must never hang (bound the run from outside) and must leave
  * the counts as glibc gives them.
  *
- *   sigflood THREADS */
+ *   sigflood THREADS [INTERVAL_US]
+ *
+ * INTERVAL_US (20 by default) between signals: an emulator needs more
+ * for the handler to finish between two of them. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -43,13 +46,14 @@ static void *work(void *arg)
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 20;
-    if (n < 1 || n > 1000)
+    int us = argc > 2 ? atoi(argv[2]) : 20;
+    if (n < 1 || n > 1000 || us < 1 || us > 100000)
         return 2;
     if (sched_getaffinity(0, sizeof mask, &mask) != 0)
         return 2;
     struct sigaction sa = { .sa_handler = reapply, .sa_flags = SA_RESTART };
     sigaction(SIGALRM, &sa, NULL);
-    struct itimerval flood = { .it_interval.tv_usec = 20, .it_value.tv_usec = 20 };
+    struct itimerval flood = { .it_interval.tv_usec = us, .it_value.tv_usec = us };
     setitimer(ITIMER_REAL, &flood, NULL);
 
     for (int i = 0; i < 2000; i++) {
