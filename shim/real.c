@@ -58,8 +58,11 @@ static void bind_all(void)
 #endif
     static const char *const sched_v[] = { "GLIBC_2.3.4", NULL };
     static const char *const pset_v[] = { "GLIBC_2.34", "GLIBC_2.3.4", NULL };
+    /* In libc from 2.34, in libpthread from 2.28. */
+    static const char *const thrd_v[] = { "GLIBC_2.34", "GLIBC_2.28", NULL };
 
     table.pthread_create.ptr = bind("pthread_create", create_v);
+    table.thrd_create.ptr = bind("thrd_create", thrd_v);
     table.sched_setaffinity.ptr = bind("sched_setaffinity", sched_v);
     table.pthread_setaffinity_np.ptr = bind("pthread_setaffinity_np", pset_v);
     table.mallopt.ptr = bind("mallopt", mallopt_v);

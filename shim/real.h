@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <threads.h>
 
 /* Old calling conventions kept for binaries linked against them:
  * before glibc 2.3.4 the affinity calls took no size (128 bytes). */
@@ -22,6 +23,12 @@ struct afx_real {
         int (*fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
         void *ptr;
     } pthread_create;
+    /* C11's: glibc's calls its internal create directly, never
+     * pthread_create. */
+    union {
+        int (*fn)(thrd_t *, thrd_start_t, void *);
+        void *ptr;
+    } thrd_create;
     union {
         int (*fn)(pid_t, size_t, const cpu_set_t *);
         void *ptr;
