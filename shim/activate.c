@@ -3,16 +3,20 @@
 #include <errno.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "arenacount.h"
 #include "config.h"
 #include "elfsym.h"
+#include "livecount.h"
 #include "log.h"
 #include "mask.h"
 #include "policy.h"
@@ -24,27 +28,44 @@
 extern char **environ;
 
 /* What is known at startup and never changes after: written by the one
- * thread that initialises, read by others after init_state is 2. */
+ * thread that initialises, read by others once initialised is true. */
 static struct afx_facts startup;
 static char foreign_name[256];
-/* 0: not yet, 1: a thread is initialising, 2: done. */
-static atomic_int init_state;
+static atomic_bool initialised;
+/* The work done once per process, and waited for by the threads that
+ * come while another does it, runs under pthread_once: glibc's starts
+ * it again in a child forked meanwhile, where no thread is left to
+ * finish it and a flag of ours would hold the child for ever. */
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* afx_init's arguments, for whichever thread runs it. */
+static AFX_TLS char **init_envp;
+static AFX_TLS const char *init_program;
 
 static atomic_bool touch;
 static atomic_bool explained;
-/* M_ARENA_MAX: 0 armed (or not decided), 1 being set, 2 set, 3 not to be set. */
+/* M_ARENA_MAX: armed (or not decided), being set, set, not to be set. */
 enum { ARMED, SETTING, SET, STOOD_DOWN };
 static atomic_int arena_max_state;
+static pthread_once_t set_once = PTHREAD_ONCE_INIT;
 static atomic_long arena_max_value;
 static atomic_long arenas_when_set;
 static atomic_long creations;
+/* Creations begun and not returned: their threads may run before /proc
+ * counts them.  A child forked meanwhile inherits its parent's, and so
+ * sets M_ARENA_MAX early, never late. */
+static atomic_long in_flight;
+/* The thread count last read from /proc, and the creations then: a read
+ * that fails for want of a descriptor counts every creation since as
+ * alive (early, never late). */
+static atomic_long last_alive = -1;
+static atomic_long creations_then;
 /* The program's own mallopt values (n > 0; glibc ignores the others). */
 static atomic_int program_arena_max;
 static atomic_int program_arena_test;
 
 static bool is_initialised(void)
 {
-    return atomic_load_explicit(&init_state, memory_order_acquire) == 2;
+    return atomic_load_explicit(&initialised, memory_order_acquire);
 }
 
 static void read_config(char **envp)
@@ -90,19 +111,11 @@ static const char *foreign_malloc(void)
     return foreign_name;
 }
 
-void afx_init(char **envp, const char *program)
+static void init_process(void)
 {
-    int expected = 0;
-    if (is_initialised())
-        return;
-    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
-        /* Another thread initialises: a few string scans, worth a wait. */
-        while (!is_initialised())
-            sched_yield();
-        return;
-    }
     int saved = errno;
-    afx_log_setup(program, NULL);
+    char **envp = init_envp;
+    afx_log_setup(init_program, NULL);
     startup.secure = getauxval(AT_SECURE) != 0;
     read_config(envp);
     afx_user_scan(envp, startup.secure, &startup.user);
@@ -116,14 +129,68 @@ void afx_init(char **envp, const char *program)
     atomic_store(&touch, d.touch);
     if (!d.set_arena_max)
         atomic_store(&arena_max_state, STOOD_DOWN);
-    atomic_store_explicit(&init_state, 2, memory_order_release);
+    atomic_store_explicit(&initialised, true, memory_order_release);
     errno = saved;
+}
+
+void afx_init(char **envp, const char *program)
+{
+    if (is_initialised())
+        return;
+    init_envp = envp;
+    init_program = program;
+    /* Another thread initialising: a few string scans, worth a wait. */
+    pthread_once(&init_once, init_process);
 }
 
 static void init_late(void)
 {
     if (!is_initialised())
         afx_init(environ, program_invocation_name);
+}
+
+/* Threads alive: from /proc; where it cannot be read now, the last
+ * count plus every creation since; where it never could, counted by
+ * arenafix from here on (MAY_BEGIN: not from a signal handler's reach).
+ * -1 if unknown. */
+static long live_threads(bool may_begin)
+{
+    long created = atomic_load(&creations);
+    long n = afx_thread_count();
+    if (n >= 0) {
+        atomic_store(&creations_then, created);
+        atomic_store(&last_alive, n);
+        return n;
+    }
+    long counted = afx_live_threads();
+    if (counted >= 0)
+        return counted;
+    long last = atomic_load(&last_alive);
+    if (last >= 0)
+        return last + created - atomic_load(&creations_then);
+    return may_begin && afx_live_begin() ? afx_live_threads() : -1;
+}
+
+/* CPUs in the widest mask known: the one recorded before the first
+ * narrowing, the main thread's, this thread's.  For a process that has
+ * never been able to read the online count: the fixed glibc would count
+ * the calling thread's mask there, and a pinned thread is what the bug
+ * is about. */
+static long widest_mask(void)
+{
+    const cpu_set_t *wide;
+    size_t size;
+    long n = afx_thread_cpus();
+    if (afx_mask_wide(&wide, &size) && CPU_COUNT_S(size, wide) > n)
+        n = CPU_COUNT_S(size, wide);
+    unsigned char main_mask[AFX_MASK_BYTES];
+    int saved = errno;
+    /* The main thread's id is the process id. */
+    if (sched_getaffinity(getpid(), sizeof main_mask, (cpu_set_t *)main_mask) == 0
+        && CPU_COUNT_S(sizeof main_mask, (cpu_set_t *)main_mask) > n)
+        n = CPU_COUNT_S(sizeof main_mask, (cpu_set_t *)main_mask);
+    errno = saved;
+    return n;
 }
 
 /* The facts now.  Arenas are counted only where that may allocate. */
@@ -133,13 +200,17 @@ static struct afx_facts facts_now(bool may_count)
     f.program_arena_max = atomic_load(&program_arena_max);
     f.program_arena_test = atomic_load(&program_arena_test);
     f.online = afx_online_cpus(&f.online_source);
+    if (f.online < 0) {
+        f.online = widest_mask();
+        f.online_source = "the widest affinity known (no CPU count could be read)";
+    }
     f.thread_cpus = afx_thread_cpus();
     const cpu_set_t *set;
     size_t size;
     f.narrowing_seen = afx_mask_wide(&set, &size);
     /* Arenas exist beyond the main one only once threads do: a
      * single-threaded process pays nothing for counting them. */
-    if (may_count && f.foreign_malloc == NULL && afx_thread_count() > 1)
+    if (may_count && f.foreign_malloc == NULL && live_threads(true) > 1)
         f.arenas = afx_count_arenas();
     return f;
 }
@@ -169,8 +240,8 @@ static bool first_to_explain(void)
     return !atomic_load(&explained) && !atomic_exchange(&explained, true);
 }
 
-/* Set M_ARENA_MAX, or stand down, from the facts F; the caller moved
- * arena_max_state from ARMED to SETTING. */
+/* Set M_ARENA_MAX, or stand down, from the facts F; arena_max_state is
+ * SETTING. */
 static void set_arena_max(const struct afx_facts *f, bool explained_now)
 {
     char why[400];
@@ -210,33 +281,57 @@ static bool due_now(void)
      * MALLOC_ARENA_MAX: in force from the first thread on. */
     if (startup.cfg.arena_max > 0 || created >= 64 * test)
         return true;
-    long alive = afx_thread_count();
-    return alive < 0 || alive + 1 >= test;
+    /* Threads being created by others at this moment count too: each
+     * creator counts itself in in_flight before it reads /proc, so of
+     * creators that race, the last to read counts them all. */
+    long alive = live_threads(true);
+    return alive < 0 || alive + atomic_load(&in_flight) >= test;
 }
 
-/* Explain (if no one has) and set M_ARENA_MAX (if due and no one is),
- * from one look at the process, so the line and the act agree. */
-static void decide_now(bool due)
+/* Explain (if no one has) and set M_ARENA_MAX, from one look at the
+ * process, so the line and the act agree.  Run once per process. */
+static void set_now(void)
 {
-    int armed = ARMED;
-    bool claimed = due && atomic_load(&arena_max_state) == ARMED
-                   && atomic_compare_exchange_strong(&arena_max_state, &armed, SETTING);
-    bool explaining = first_to_explain();
-    if (!claimed && !explaining)
-        return;
     struct afx_facts f = facts_now(true);
+    bool explaining = first_to_explain();
     if (explaining)
         explain(&f);
-    if (claimed)
+    if (atomic_load(&arena_max_state) == SETTING)
         set_arena_max(&f, explaining);
+}
+
+/* Set M_ARENA_MAX if DUE, or wait while another thread sets it: no
+ * creator may start a thread that could reach glibc's latch before the
+ * limit is in force.  Explain the decision if no one has. */
+static void decide_now(bool due)
+{
+    int state = atomic_load(&arena_max_state);
+    if ((due && state == ARMED
+         && atomic_compare_exchange_strong(&arena_max_state, &state, SETTING))
+        || state == SETTING) {
+        /* Runs set_now, or waits for the thread that runs it. */
+        pthread_once(&set_once, set_now);
+        return;
+    }
+    if (!first_to_explain())
+        return;
+    struct afx_facts f = facts_now(true);
+    explain(&f);
 }
 
 void afx_before_create(void)
 {
     init_late();
-    bool due = atomic_load(&arena_max_state) == ARMED && due_now();
-    if (due || !atomic_load(&explained))
+    atomic_fetch_add(&in_flight, 1);
+    int state = atomic_load(&arena_max_state);
+    bool due = state == ARMED && due_now();
+    if (due || state == SETTING || !atomic_load(&explained))
         decide_now(due);
+}
+
+void afx_after_create(void)
+{
+    atomic_fetch_sub(&in_flight, 1);
 }
 
 void afx_before_narrowing(void)
@@ -245,7 +340,7 @@ void afx_before_narrowing(void)
      * cannot be counted, a process with threads may already be past
      * glibc's latch: leave the line to a pthread_create then. */
     if (!is_initialised() || !startup.cfg.verbose || atomic_load(&explained)
-        || afx_thread_count() > 1 || !first_to_explain())
+        || live_threads(false) > 1 || !first_to_explain())
         return;
     struct afx_facts f = facts_now(false);
     explain(&f);

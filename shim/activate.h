@@ -18,6 +18,9 @@ void afx_init(char **envp, const char *program);
  * to glibc's arena_test. */
 void afx_before_create(void);
 
+/* After the real create returned, whatever it returned. */
+void afx_after_create(void);
+
 /* From the affinity interposers, only where they may do more than
  * forward (afx_enter() held): explain the decision once.  System calls
  * only: no lock, no allocation. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Valgrind's DRD does not model C11 atomics: tell it that state is one
  * and that recording it publishes wide (client requests, no-ops outside
@@ -22,7 +23,10 @@
 #endif
 
 static unsigned char wide[AFX_MASK_BYTES];
-/* 0: none, 1: being written, 2: recorded (never changes again). */
+/* NONE, RECORDED (never changes again), or the pid of the process whose
+ * thread is writing it: a child forked meanwhile finds its parent's pid
+ * there, with no thread left to finish, and writes it itself. */
+enum { NONE = 0, RECORDED = -1 };
 static atomic_int state;
 
 long afx_mask_get(unsigned char *buf)
@@ -38,7 +42,7 @@ long afx_mask_get(unsigned char *buf)
 long afx_mask_before(unsigned char *buf)
 {
     AFX_ATOMIC(state);
-    if (atomic_load_explicit(&state, memory_order_relaxed) != 0)
+    if (atomic_load_explicit(&state, memory_order_relaxed) == RECORDED)
         return -1;
     return afx_mask_get(buf);
 }
@@ -46,24 +50,28 @@ long afx_mask_before(unsigned char *buf)
 void afx_mask_after(const unsigned char *buf, long before)
 {
     unsigned char now[AFX_MASK_BYTES];
-    int expected = 0;
     if (before < 0)
         return;
     long after = afx_mask_get(now);
     if (after < 0 || after >= before)
         return;
     AFX_ATOMIC(state);
-    if (atomic_compare_exchange_strong(&state, &expected, 1)) {
-        memcpy(wide, buf, sizeof wide);
-        AFX_PUBLISHED(state);
-        atomic_store_explicit(&state, 2, memory_order_release);
-    }
+    int pid = getpid();
+    int seen = atomic_load(&state);
+    do {
+        /* Recorded, or being recorded by another thread of this process. */
+        if (seen == RECORDED || seen == pid)
+            return;
+    } while (!atomic_compare_exchange_weak(&state, &seen, pid));
+    memcpy(wide, buf, sizeof wide);
+    AFX_PUBLISHED(state);
+    atomic_store_explicit(&state, RECORDED, memory_order_release);
 }
 
 bool afx_mask_wide(const cpu_set_t **set, size_t *size)
 {
     AFX_ATOMIC(state);
-    if (atomic_load_explicit(&state, memory_order_acquire) != 2)
+    if (atomic_load_explicit(&state, memory_order_acquire) != RECORDED)
         return false;
     AFX_SEEN(state);
     *set = (const cpu_set_t *)wide;

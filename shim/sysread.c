@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -45,6 +46,10 @@ static void feed_statcpus(void *p, const char *text, size_t len)
     afx_statcpus_feed(p, text, len);
 }
 
+/* The last count read from a file: a later read that fails for want of
+ * a descriptor (EMFILE at one pthread_create) uses it. */
+static atomic_long last_online;
+
 long afx_online_cpus(const char **source)
 {
     struct afx_cpulist list;
@@ -53,6 +58,7 @@ long afx_online_cpus(const char **source)
         long n = afx_cpulist_end(&list);
         if (n > 0) {
             *source = "/sys/devices/system/cpu/online";
+            atomic_store_explicit(&last_online, n, memory_order_relaxed);
             return n;
         }
     }
@@ -61,16 +67,17 @@ long afx_online_cpus(const char **source)
     afx_statcpus_begin(&stat);
     if (feed_file("/proc/stat", feed_statcpus, &stat) && afx_statcpus_end(&stat) > 0) {
         *source = "/proc/stat";
+        atomic_store_explicit(&last_online, afx_statcpus_end(&stat), memory_order_relaxed);
         return afx_statcpus_end(&stat);
     }
 
-    long n = afx_thread_cpus();
+    long n = atomic_load_explicit(&last_online, memory_order_relaxed);
     if (n > 0) {
-        *source = "the process affinity";
+        *source = "an earlier read (the files cannot be read now)";
         return n;
     }
-    *source = "a guess (nothing readable)";
-    return 2;
+    *source = NULL;
+    return -1;
 }
 
 /* Read up to SIZE bytes of a small file.  -1 if it cannot be opened. */

@@ -51,6 +51,12 @@ $(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate: \
 $(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
+# Its malloc_info and read are the library's too (the hooks that hold a
+# creation at the moment under test).
+$(B)/test/moments: test/progs/moments.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=malloc_info \
+	    -Wl,--export-dynamic-symbol=read -o $@ $<
+
 # The same steps from an executable built without PIE that takes malloc's
 # address, as CPython and node are on Debian.
 $(B)/test/steps-nopie: test/progs/steps.c test/progs/arenas.h | $(B)/test
@@ -70,7 +76,7 @@ $(B)/test/nover: test/progs/nover.c test/progs/arenas.h $(B)/test/nover-link/lib
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(B)/test/nover-link/libafxnover.so \
 	    -Wl,-rpath,'$$ORIGIN'
 
-TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/attrthreads $(B)/test/sigflood \
+TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/attrthreads $(B)/test/sigflood \
               $(B)/test/oldcreate $(B)/test/nover \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so

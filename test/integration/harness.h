@@ -75,5 +75,6 @@ Suite *semantics_suite(void);
 Suite *cost_suite(void);
 Suite *fidelity_suite(void);
 Suite *settings_suite(void);
+Suite *moments_suite(void);
 
 #endif

@@ -1,0 +1,23 @@
+/* Live threads counted without /proc (a minimal chroot, a sandbox):
+ * from the first creation that finds /proc unreadable on, each thread
+ * created through arenafix is counted from its creation to its end. */
+#ifndef AFX_LIVECOUNT_H
+#define AFX_LIVECOUNT_H
+
+#include <stdbool.h>
+
+/* Start counting (creations from now on).  False if it cannot. */
+bool afx_live_begin(void);
+
+/* Threads alive (the main thread and the counted ones, those being
+ * created included), or -1 when not counting. */
+long afx_live_threads(void);
+
+/* When counting: make *routine and *arg start a counted thread (the
+ * C11 form for thrd_create).  After a creation that failed, undo it
+ * with afx_live_unwrap(the new *arg).  False: nothing to undo. */
+bool afx_live_wrap(void *(**routine)(void *), void **arg);
+bool afx_live_wrap_c11(int (**routine)(void *), void **arg);
+void afx_live_unwrap(void *arg);
+
+#endif

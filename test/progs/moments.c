@@ -1,0 +1,330 @@
+/* The moments where the limit is set, made to happen on purpose:
+ *
+ *   moments race      6 unpinned spawners, released together, each start
+ *                     5 workers that pin themselves and malloc; the
+ *                     spawner that sets the limit is held 100 ms in the
+ *                     middle of it (a malloc_info of its own that the
+ *                     library calls), so the others' threads would run
+ *                     meanwhile
+ *   moments readers   5 spawners that start one worker each at the same
+ *                     moment: each creation's read of /proc/self/stat is
+ *                     held until all 5 have read (a read of its own), so
+ *                     all saw the same count; once those workers have
+ *                     malloced, 5 more spawners start 5 workers each
+ *   moments fork      a thread forks while the main thread is in the
+ *                     middle of setting the limit (held in malloc_info);
+ *                     the child starts 30 threads that pin themselves and
+ *                     malloc, and prints its count as child-arenas=N
+ *   moments emfile    one thread comes and goes, the main thread pins
+ *                     itself, every descriptor is taken, and 30 threads
+ *                     (pinned: they inherit its mask) malloc
+ *   moments noproc    /proc hidden (a tmpfs over it, in a mount namespace
+ *                     of its own): 2 threads malloc and stay, the program
+ *                     calls mallopt(M_ARENA_MAX, 3), 10 more threads
+ *
+ * Each prints arenas=N, glibc's count at the end.  The hooks take effect
+ * only while a creation made by the program is in progress, so they see
+ * only what the library does inside pthread_create. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arenas.h"
+
+enum { MAX_THREADS = 128 };
+static pthread_t threads[MAX_THREADS];
+static atomic_int nthreads;
+static sem_t release;
+static atomic_int attached;
+static cpu_set_t one_cpu, allowed;
+/* Set around the program's own pthread_create calls. */
+static __thread bool creating;
+
+static void die(const char *what, int err)
+{
+    fprintf(stderr, "moments: %s: %s\n", what, strerror(err));
+    exit(2);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+    while (nanosleep(&t, &t) != 0 && errno == EINTR)
+        ;
+}
+
+static void create(void *(*routine)(void *), void *arg)
+{
+    int i = atomic_fetch_add(&nthreads, 1);
+    if (i >= MAX_THREADS)
+        die("too many threads", E2BIG);
+    creating = true;
+    int rc = pthread_create(&threads[i], NULL, routine, arg);
+    creating = false;
+    if (rc != 0)
+        die("pthread_create", rc);
+}
+
+/* Pins itself (if PIN), mallocs, and stays until released. */
+static void *worker(void *pin)
+{
+    if (pin != NULL && sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0)
+        die("sched_setaffinity", errno);
+    void *volatile p = malloc(2000);
+    atomic_fetch_add(&attached, 1);
+    while (sem_wait(&release) != 0)
+        ;
+    free(p);
+    return NULL;
+}
+
+static void wait_attached(int workers)
+{
+    for (int i = 0; i < 10000 && atomic_load(&attached) < workers; i++)
+        sleep_ms(1);
+    if (atomic_load(&attached) < workers)
+        die("workers that never malloced", ETIMEDOUT);
+}
+
+/* The count once every worker has malloced. */
+static int arenas_now(int workers)
+{
+    wait_attached(workers);
+    return count_arenas();
+}
+
+static void join_all(void)
+{
+    int n = atomic_load(&nthreads);
+    for (int i = 0; i < n; i++)
+        sem_post(&release);
+    for (int i = 0; i < n; i++)
+        pthread_join(threads[i], NULL);
+}
+
+/* ---- hooks: the library's calls reach the executable's definitions --- */
+
+typedef int malloc_info_fn(int, FILE *);
+static atomic_int hold_malloc_info;   /* 1: hold the next call 100 ms; 2: fork then */
+static sem_t fork_now, forked;
+
+int malloc_info(int options, FILE *f)
+{
+    static malloc_info_fn *real;
+    if (real == NULL)
+        real = (malloc_info_fn *)dlsym(RTLD_NEXT, "malloc_info");
+    int expected = 1;
+    if (creating && atomic_compare_exchange_strong(&hold_malloc_info, &expected, 0))
+        sleep_ms(100);
+    expected = 2;
+    if (creating && atomic_compare_exchange_strong(&hold_malloc_info, &expected, 0)) {
+        sem_post(&fork_now);
+        while (sem_wait(&forked) != 0)
+            ;
+    }
+    return real(options, f);
+}
+
+static atomic_int readers_waiting = -1;   /* >= 0: hold reads of /proc/self/stat */
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    ssize_t got = syscall(SYS_read, fd, buf, n);
+    if (creating && atomic_load(&readers_waiting) >= 0) {
+        char link[64], path[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(link, path, sizeof path - 1);
+        /* Held after the read, so that all 5 saw the same count. */
+        if (len > 5 && (path[len] = '\0', strcmp(path + len - 5, "/stat") == 0)) {
+            atomic_fetch_add(&readers_waiting, 1);
+            for (int i = 0; i < 2000 && atomic_load(&readers_waiting) < 5; i++)
+                sleep_ms(1);
+        }
+    }
+    return got;
+}
+
+/* ---- the moments ------------------------------------------------------ */
+
+static pthread_barrier_t go;
+static sem_t spawned;
+static int per_spawner;
+
+/* Keeps its arena (unpinned) until released, as the workers do. */
+static void *spawner(void *unused)
+{
+    (void)unused;
+    void *volatile p = malloc(2000);
+    pthread_barrier_wait(&go);
+    for (int i = 0; i < per_spawner; i++)
+        create(worker, &one_cpu);
+    sem_post(&spawned);
+    while (sem_wait(&release) != 0)
+        ;
+    free(p);
+    return NULL;
+}
+
+/* Spawners are joined with the workers, at the end. */
+static void spawners(int n, int each)
+{
+    per_spawner = each;
+    pthread_barrier_init(&go, NULL, (unsigned)n);
+    for (int i = 0; i < n; i++) {
+        int t = atomic_fetch_add(&nthreads, 1);
+        if (t >= MAX_THREADS || pthread_create(&threads[t], NULL, spawner, NULL) != 0)
+            die("pthread_create", EAGAIN);
+        atomic_fetch_add(&attached, 1);    /* counted as a worker: it malloced before the barrier */
+    }
+    for (int i = 0; i < n; i++)
+        while (sem_wait(&spawned) != 0)
+            ;
+    pthread_barrier_destroy(&go);
+}
+
+static void race(void)
+{
+    atomic_store(&hold_malloc_info, 1);
+    spawners(6, 5);
+}
+
+static void readers(void)
+{
+    atomic_store(&readers_waiting, 0);
+    spawners(5, 1);
+    atomic_store(&readers_waiting, -1);
+    arenas_now(10);     /* the first 5 workers have malloced */
+    spawners(5, 5);
+}
+
+static void *forker(void *unused)
+{
+    (void)unused;
+    while (sem_wait(&fork_now) != 0)
+        ;
+    pid_t pid = fork();
+    if (pid == 0) {
+        atomic_store(&nthreads, 0);
+        atomic_store(&attached, 0);
+        sem_init(&release, 0, 0);
+        for (int i = 0; i < 30; i++)
+            create(worker, &one_cpu);
+        int n = arenas_now(30);
+        join_all();
+        printf("child-arenas=%d\n", n);
+        fflush(stdout);
+        _exit(0);
+    }
+    int status = 1;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+        fprintf(stderr, "moments: the child failed (status %d)\n", status);
+    sem_post(&forked);
+    return NULL;
+}
+
+static void fork_while_setting(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, forker, NULL) != 0)
+        die("pthread_create", EAGAIN);
+    /* The creation that sets the limit is held in malloc_info: the
+     * forker forks then.  Unpinned threads until then. */
+    atomic_store(&hold_malloc_info, 2);
+    for (int i = 0; i < 12 && atomic_load(&hold_malloc_info) == 2; i++) {
+        /* Each has its arena before the next starts: a fork while a
+         * thread creates its arena leaves the child one arena short at
+         * times (15 for 16), on the fixed glibc too. */
+        wait_attached(i);
+        create(worker, NULL);
+    }
+    if (atomic_load(&hold_malloc_info) == 2) {
+        /* Without the library nothing calls it: fork now. */
+        atomic_store(&hold_malloc_info, 0);
+        sem_post(&fork_now);
+        while (sem_wait(&forked) != 0)
+            ;
+    }
+    pthread_join(t, NULL);
+}
+
+static void emfile(void)
+{
+    create(worker, NULL);
+    if (sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0)
+        die("sched_setaffinity", errno);
+    struct rlimit was, none;
+    if (getrlimit(RLIMIT_NOFILE, &was) != 0)
+        die("getrlimit", errno);
+    /* Every descriptor below the limit taken: no open can succeed. */
+    none = was;
+    none.rlim_cur = 64;
+    if (setrlimit(RLIMIT_NOFILE, &none) != 0)
+        die("setrlimit", errno);
+    while (open("/dev/null", O_RDONLY) >= 0)
+        ;
+    if (open("/sys/devices/system/cpu/online", O_RDONLY) >= 0 || errno != EMFILE)
+        die("taking every descriptor", errno);
+    for (int i = 0; i < 30; i++)
+        create(worker, NULL);   /* pinned: they inherit the mask */
+}
+
+static void noproc(void)
+{
+    if (unshare(CLONE_NEWNS) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        die("unshare", errno);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        die("making the mounts private", errno);
+    if (mount("none", "/proc", "tmpfs", 0, NULL) != 0)
+        die("mounting a tmpfs over /proc", errno);
+    if (access("/proc/self/stat", F_OK) == 0)
+        die("/proc is still there", EEXIST);
+    create(worker, NULL);
+    create(worker, NULL);
+    arenas_now(2);      /* both have malloced */
+    mallopt(M_ARENA_MAX, 3);
+    for (int i = 0; i < 10; i++)
+        create(worker, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    if (!first_allowed_cpu(&allowed, &one_cpu))
+        die("sched_getaffinity", errno);
+    sem_init(&release, 0, 0);
+    sem_init(&fork_now, 0, 0);
+    sem_init(&forked, 0, 0);
+    sem_init(&spawned, 0, 0);
+    const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "race") == 0)
+        race();
+    else if (strcmp(what, "readers") == 0)
+        readers();
+    else if (strcmp(what, "fork") == 0)
+        fork_while_setting();
+    else if (strcmp(what, "emfile") == 0)
+        emfile();
+    else if (strcmp(what, "noproc") == 0)
+        noproc();
+    else
+        die("usage: moments race|readers|fork|emfile|noproc", EINVAL);
+    /* Counted before the threads end: an arena outlives its thread, but
+     * this is the count while they all run. */
+    int n = arenas_now(atomic_load(&nthreads));
+    join_all();
+    printf("arenas=%d\n", n);
+    return 0;
+}
