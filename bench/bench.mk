@@ -2,6 +2,7 @@
 #   make bench       the default matrix; results in build/bench/results.*
 #   make demo        a short side-by-side table (the README's main job)
 #   make check-bench the benchmark's own tests
+#   make bench-cost  instructions arenafix adds (valgrind's callgrind)
 
 BENCH_BIN  := $(B)/bench/arenafix-bench
 BENCH_LIB  := model options placement pin workloads env runner stats report plot
@@ -20,7 +21,7 @@ BENCH_LIBS   = $(HWLOC_LIBS) -pthread -lm
 BENCH_FLAGS ?=
 BENCH_OUT   ?= $(B)/bench
 
-.PHONY: bench demo check-bench install-bench uninstall-bench
+.PHONY: bench demo check-bench bench-cost install-bench uninstall-bench
 all: $(BENCH_BIN)
 check: check-bench
 install: install-bench
@@ -61,6 +62,15 @@ $(BENCH_TESTS): $(BENCH_TEST_OBJ) $(BENCH_OBJ)
 # counts that prove the bug and the fix.
 check-bench: $(BENCH_TESTS) $(BENCH_BIN) $(SHIM_LIB)
 	AFB_BENCH_BIN=$(abspath $(BENCH_BIN)) $(BENCH_TESTS)
+
+# Counted, not timed: at startup against an empty preload, and per
+# thread in each mode against no preload (docs/benchmarks.md).
+$(B)/bench/costthreads: bench/costthreads.c | $(B)/bench
+	$(CC) $(CPPFLAGS) $(AFX_CFLAGS) -O2 -g -pthread $(CFLAGS) -o $@ $<
+
+bench-cost: $(SHIM_LIB) $(B)/test/libempty.so $(B)/bench/costthreads
+	bench/cost.sh $(abspath $(SHIM_LIB)) $(abspath $(B)/test/libempty.so) \
+	    $(abspath $(B)/bench/costthreads) $(COST_THREADS)
 
 install-bench: $(BENCH_BIN)
 	install -d $(DESTDIR)$(BINDIR)

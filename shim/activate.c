@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 #include "arenacount.h"
@@ -119,18 +120,26 @@ static void init_process(void)
     startup.secure = getauxval(AT_SECURE) != 0;
     read_config(envp);
     afx_user_scan(envp, startup.secure, &startup.user);
-    startup.foreign_malloc = foreign_malloc();
     startup.arenas = -1;
     startup.thread_cpus = -1;
-    (void)afx_real();
-
-    char why[8];
-    struct afx_decision d = afx_decide(&startup, why, sizeof why);
-    atomic_store(&touch, d.touch);
-    if (!d.set_arena_max)
-        atomic_store(&arena_max_state, STOOD_DOWN);
+    /* Until the decision at the first thread: touch as the mode says,
+     * unless the user chose a limit. */
+    atomic_store(&touch, (startup.cfg.mode == AFX_MODE_TOUCH || startup.cfg.mode == AFX_MODE_BOTH)
+                             && startup.user.arena_max_from == AFX_UNSET);
     atomic_store_explicit(&initialised, true, memory_order_release);
     errno = saved;
+}
+
+/* Once per process, with a wait for a thread that finds another one at
+ * it.  Alone (the constructor, as a rule), no other thread can wait or
+ * fork meanwhile, and pthread_once would cost a system call (it wakes
+ * waiters): a process that never needs the fix makes none. */
+static void once(pthread_once_t *control, void (*routine)(void))
+{
+    if (__libc_single_threaded)
+        routine();
+    else
+        pthread_once(control, routine);
 }
 
 void afx_init(char **envp, const char *program)
@@ -139,14 +148,41 @@ void afx_init(char **envp, const char *program)
         return;
     init_envp = envp;
     init_program = program;
-    /* Another thread initialising: a few string scans, worth a wait. */
-    pthread_once(&init_once, init_process);
+    once(&init_once, init_process);
 }
 
 static void init_late(void)
 {
     if (!is_initialised())
         afx_init(environ, program_invocation_name);
+}
+
+/* What only a process that starts a thread needs: who defines malloc,
+ * the real functions, the decision.  Kept out of the constructor, which
+ * every program on a host with the library in /etc/ld.so.preload runs:
+ * these cost eight times what loading any library costs. */
+static atomic_bool decided;
+static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
+
+static void decide_process(void)
+{
+    int saved = errno;
+    startup.foreign_malloc = foreign_malloc();
+    (void)afx_real();
+    char why[8];
+    struct afx_decision d = afx_decide(&startup, why, sizeof why);
+    atomic_store(&touch, d.touch);
+    int armed = ARMED;
+    if (!d.set_arena_max)
+        atomic_compare_exchange_strong(&arena_max_state, &armed, STOOD_DOWN);
+    atomic_store_explicit(&decided, true, memory_order_release);
+    errno = saved;
+}
+
+static void decide_late(void)
+{
+    if (!atomic_load_explicit(&decided, memory_order_acquire))
+        once(&decide_once, decide_process);
 }
 
 /* Threads alive: from /proc; where it cannot be read now, the last
@@ -322,6 +358,7 @@ static void decide_now(bool due)
 void afx_before_create(void)
 {
     init_late();
+    decide_late();
     atomic_fetch_add(&in_flight, 1);
     int state = atomic_load(&arena_max_state);
     bool due = state == ARMED && due_now();
@@ -403,6 +440,9 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     if (!afx_enter())
         return;
     afx_init(envp, argv != NULL ? argv[0] : NULL);
+    /* Asked to act now, or to say what it decided: decide now. */
+    if (startup.cfg.eager || startup.cfg.verbose)
+        decide_late();
     /* Loaded by dlopen into a process whose threads already run, the
      * interposers may never be called (libc's functions come first in the
      * search order): decide now, so verbose mode says it is too late. */

@@ -1,8 +1,8 @@
 #include "elfsym.h"
 
 #include <elf.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #ifndef STT_GNU_IFUNC
 #define STT_GNU_IFUNC 10
@@ -34,10 +34,21 @@ static bool is_definition(const ElfW(Sym) *s)
            && (bind == STB_GLOBAL || bind == STB_WEAK);
 }
 
+/* strcmp's first call from the library would cost a PLT resolution,
+ * several times this loop, in every process at startup. */
+static bool same_name(const char *a, const char *b)
+{
+    while (*a != '\0' && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
 static bool matches(const struct tables *t, uint32_t index, const char *name)
 {
     const ElfW(Sym) *s = &t->symtab[index];
-    return strcmp(t->strtab + s->st_name, name) == 0 && is_definition(s);
+    return same_name(t->strtab + s->st_name, name) && is_definition(s);
 }
 
 static bool gnu_lookup(const struct tables *t, const char *name)
@@ -53,6 +64,15 @@ static bool gnu_lookup(const struct tables *t, const char *name)
     uint32_t hash = 5381;
     for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++)
         hash = hash * 33 + *c;
+    /* The Bloom filter turns most objects away in a few instructions:
+     * every process with the preload asks every object for malloc. */
+    enum { BITS = 8 * sizeof(ElfW(Addr)) };
+    if (bloom_words != 0) {
+        ElfW(Addr) word = bloom[(hash / BITS) % bloom_words];
+        ElfW(Addr) bits = (ElfW(Addr))1 << (hash % BITS) | (ElfW(Addr))1 << ((hash >> h[3]) % BITS);
+        if ((word & bits) != bits)
+            return false;
+    }
     uint32_t i = buckets[hash % nbuckets];
     if (i < symoffset)
         return false;
@@ -91,20 +111,22 @@ bool afx_elf_defines(const ElfW(Dyn) *dyn, ElfW(Addr) base, ElfW(Addr) lo, ElfW(
                      const char *name)
 {
     struct tables t = { 0 };
-    for (; dyn != NULL && dyn->d_tag != DT_NULL; dyn++) {
-        const void *p = address(dyn->d_un.d_ptr, base, lo, hi);
+    /* Stop once the GNU tables are found: DT_HASH is read only without. */
+    for (; dyn != NULL && dyn->d_tag != DT_NULL
+           && (t.symtab == NULL || t.strtab == NULL || t.gnu_hash == NULL);
+         dyn++) {
         switch (dyn->d_tag) {
         case DT_SYMTAB:
-            t.symtab = p;
+            t.symtab = address(dyn->d_un.d_ptr, base, lo, hi);
             break;
         case DT_STRTAB:
-            t.strtab = p;
+            t.strtab = address(dyn->d_un.d_ptr, base, lo, hi);
             break;
         case DT_GNU_HASH:
-            t.gnu_hash = p;
+            t.gnu_hash = address(dyn->d_un.d_ptr, base, lo, hi);
             break;
         case DT_HASH:
-            t.sysv_hash = p;
+            t.sysv_hash = address(dyn->d_un.d_ptr, base, lo, hi);
             break;
         }
     }

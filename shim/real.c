@@ -2,22 +2,61 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #include "tls.h"
 
 static struct afx_real table;
-/* 0: unbound, 1: a thread is binding, 2: bound. */
+/* UNBOUND, BOUND, or the pid of the process whose thread is binding.  A
+ * child forked meanwhile (fork, or _Fork, which runs no atfork handler)
+ * finds its parent's pid there, with no thread left to finish: it binds
+ * itself instead of waiting for ever. */
+enum { UNBOUND = 0, BOUND = -1 };
 static atomic_int state;
 static AFX_TLS bool binding_here;
 
+struct pair {
+    ElfW(Addr) a, b;
+    bool same;
+};
+
+static bool in_segment(const struct dl_phdr_info *info, ElfW(Addr) addr)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        ElfW(Addr) start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && addr - start < ph->p_memsz)
+            return true;
+    }
+    return false;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct pair *p = data;
+    (void)size;
+    bool has_a = in_segment(info, p->a), has_b = in_segment(info, p->b);
+    p->same = has_a && has_b;
+    return has_a || has_b;
+}
+
+/* Whether A and B lie in the same loaded object.  dladdr would say, but
+ * it searches the symbol table of the object it finds, linearly: for
+ * libc, close to a million instructions per call, paid by every process
+ * at startup.  The segments of the loaded objects are all that is
+ * needed. */
 static bool same_object(void *a, void *b)
 {
-    Dl_info ia, ib;
-    return dladdr(a, &ia) && dladdr(b, &ib) && ia.dli_fbase == ib.dli_fbase;
+    struct pair p = { (ElfW(Addr))a, (ElfW(Addr))b, false };
+    if (a == b)
+        return true;
+    dl_iterate_phdr(visit, &p);
+    return p.same;
 }
 
 /* Bind to the newest of the listed versions that the next object in
@@ -79,26 +118,41 @@ static void bind_all(void)
 
 const struct afx_real *afx_real_if_bound(void)
 {
-    return atomic_load_explicit(&state, memory_order_acquire) == 2 ? &table : NULL;
+    return atomic_load_explicit(&state, memory_order_acquire) == BOUND ? &table : NULL;
+}
+
+static void bind_here(void)
+{
+    int saved = errno;
+    binding_here = true;
+    bind_all();
+    binding_here = false;
+    errno = saved;
+    atomic_store_explicit(&state, BOUND, memory_order_release);
 }
 
 const struct afx_real *afx_real(void)
 {
-    int expected = 0;
-    if (atomic_load_explicit(&state, memory_order_acquire) == 2)
+    int seen = atomic_load_explicit(&state, memory_order_acquire);
+    if (seen == BOUND)
         return &table;
-    if (atomic_compare_exchange_strong(&state, &expected, 1)) {
-        int saved = errno;
-        binding_here = true;
-        bind_all();
-        binding_here = false;
-        errno = saved;
-        atomic_store_explicit(&state, 2, memory_order_release);
-        return &table;
-    }
     if (binding_here)
         return NULL;
-    while (atomic_load_explicit(&state, memory_order_acquire) != 2)
+    /* getpid() is a system call (glibc >= 2.25 caches nothing): a child
+     * sees its own pid, never its parent's. */
+    int pid = getpid();
+    for (;;) {
+        if (seen == BOUND)
+            return &table;
+        if (seen != pid) {
+            /* Unbound, or left half bound by a thread of the parent. */
+            if (atomic_compare_exchange_weak(&state, &seen, pid)) {
+                bind_here();
+                return &table;
+            }
+            continue;
+        }
         sched_yield();
-    return &table;
+        seen = atomic_load_explicit(&state, memory_order_acquire);
+    }
 }

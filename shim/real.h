@@ -65,9 +65,10 @@ struct afx_real {
 
 /* The table.  Bound by the constructor, or by the first call that comes
  * before it (another library's constructor); a thread that finds
- * another one binding waits for it.  NULL when reached while this very
- * thread is binding (from a signal handler, or from a malloc that dlsym
- * called): the caller must then do without. */
+ * another one binding waits for it, unless that thread was left behind
+ * in the parent by a fork (then this one binds).  NULL when reached
+ * while this very thread is binding (from a signal handler, or from a
+ * malloc that dlsym called): the caller must then do without. */
 const struct afx_real *afx_real(void);
 
 /* The table if it is bound, else NULL, without binding or waiting: for

@@ -114,10 +114,15 @@ bool afx_env_arena_max(const char *value, unsigned long *out)
     return value != NULL && afx_tunable_number(value, strlen(value), out);
 }
 
+/* Every process pays this once per variable and name at startup: most
+ * entries differ at the first byte, so stop there (no strlen). */
 const char *afx_env_value(const char *entry, const char *name)
 {
-    size_t n = strlen(name);
-    return strncmp(entry, name, n) == 0 && entry[n] == '=' ? entry + n + 1 : NULL;
+    while (*name != '\0' && *entry == *name) {
+        entry++;
+        name++;
+    }
+    return *name == '\0' && *entry == '=' ? entry + 1 : NULL;
 }
 
 static void set(enum afx_origin *from, unsigned long *value, enum afx_origin origin,

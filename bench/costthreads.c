@@ -1,0 +1,42 @@
+/* What one pthread_create + pthread_join costs, for bench/cost.sh:
+ * creates COUNT threads one at a time, unpinned or born pinned to one
+ * CPU by their attribute, and joins each before the next.  Each thread
+ * mallocs once, as any thread does. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *work(void *arg)
+{
+    void *volatile p = malloc(64);
+    free(p);
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 || (strcmp(argv[2], "unpinned") != 0 && strcmp(argv[2], "pinned") != 0)) {
+        fprintf(stderr, "usage: %s COUNT unpinned|pinned\n", argv[0]);
+        return 2;
+    }
+    long count = atol(argv[1]);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (strcmp(argv[2], "pinned") == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(0, &one);
+        pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+    }
+    for (long i = 0; i < count; i++) {
+        pthread_t t;
+        if (pthread_create(&t, &attr, work, NULL) != 0 || pthread_join(t, NULL) != 0) {
+            fprintf(stderr, "thread %ld failed\n", i);
+            return 1;
+        }
+    }
+    pthread_attr_destroy(&attr);
+    return 0;
+}
