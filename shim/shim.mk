@@ -2,7 +2,7 @@
 
 SHIM_PURE := shim/sysparse.c shim/usersettings.c shim/config.c shim/policy.c
 SHIM_SRC  := $(SHIM_PURE) shim/log.c shim/sysread.c shim/tls.c shim/real.c shim/elfsym.c \
-             shim/mask.c shim/livecount.c shim/arenacount.c shim/activate.c shim/interpose.c
+             shim/mask.c shim/livecount.c shim/arenacount.c shim/activate.c shim/interpose.c shim/touch.c
 SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
 SHIM_LIB  := shim/libarenafix.so
 

@@ -47,7 +47,7 @@ $(B)/test/libcountaff.so: test/progs/countaff.c | $(B)/test
 $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
-$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate: \
+$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate $(B)/test/touchprobe: \
 $(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
@@ -56,6 +56,15 @@ $(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
 $(B)/test/moments: test/progs/moments.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=malloc_info \
 	    -Wl,--export-dynamic-symbol=read -o $@ $<
+
+$(B)/test/movecpu: test/progs/movecpu.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
+$(B)/test/nprocs: test/progs/nprocs.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
+$(B)/test/libifuncmalloc.so: test/progs/ifuncmalloc.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
 # The same steps from an executable built without PIE that takes malloc's
 # address, as CPython and node are on Debian.
@@ -77,9 +86,10 @@ $(B)/test/nover: test/progs/nover.c test/progs/arenas.h $(B)/test/nover-link/lib
 	    -Wl,-rpath,'$$ORIGIN'
 
 TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/attrthreads $(B)/test/sigflood \
-              $(B)/test/oldcreate $(B)/test/nover \
+              $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
-              $(B)/test/libempty.so $(B)/test/libcountaff.so
+              $(B)/test/libempty.so $(B)/test/libcountaff.so \
+              $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so
 test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------

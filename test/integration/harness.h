@@ -22,7 +22,7 @@ struct glibc {
  * at hand (ARENAFIX_AFFECTED_GLIBC, a colon-separated list of
  * directories, and Debian's libc6-amd64-cross when installed), each
  * proved affected before it is used. */
-enum { AFX_MAX_GLIBCS = 8 };
+enum { AFX_MAX_GLIBCS = 16 };
 extern const char *afx_testlib;     /* ARENAFIX_TESTLIB */
 extern const char *afx_bin;         /* directory of the test programs */
 extern struct glibc afx_glibcs[AFX_MAX_GLIBCS];
@@ -62,6 +62,12 @@ int afx_arenas(const struct child *c);
 /* Lines on stderr that start with "arenafix:". */
 int afx_log_lines(const struct child *c);
 
+/* Why C's program could not run under its glibc for want of a library
+ * outside glibc that works there (this system's libstdc++ or libgcc_s,
+ * built against a later glibc than an old release under test), or NULL
+ * when that is not why. */
+const char *afx_runtime_missing(const struct child *c);
+
 /* Skips are printed where they happen and counted here. */
 void afx_skip(const char *what, const char *why);
 extern int afx_skipped;
@@ -75,6 +81,7 @@ Suite *semantics_suite(void);
 Suite *cost_suite(void);
 Suite *fidelity_suite(void);
 Suite *settings_suite(void);
+Suite *touch_suite(void);
 Suite *moments_suite(void);
 
 #endif

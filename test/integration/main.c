@@ -208,6 +208,7 @@ int main(void)
     srunner_add_suite(sr, cost_suite());
     srunner_add_suite(sr, fidelity_suite());
     srunner_add_suite(sr, settings_suite());
+    srunner_add_suite(sr, touch_suite());
     srunner_add_suite(sr, moments_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

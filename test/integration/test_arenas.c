@@ -56,9 +56,13 @@ static void check_glibc_path(const struct glibc *g, int i)
                   g->name, path, both, fixed);
     /* Even a mask inherited from a parent that pinned itself through
      * the interposers: its threads malloc on the mask it had before
-     * (the limit of touch mode is a mask narrowed unseen, test/real). */
-    ck_assert_msg(touch == fixed, "%s glibc, path %s, mode touch: %d arenas, expected %ld",
-                  g->name, path, touch, fixed);
+     * (the limit of touch mode is a mask narrowed unseen, test/real).
+     * A thread that narrows itself by a raw system call is unseen too:
+     * touch mode touches a thread born wide only when it narrows its
+     * own mask through an interposer, so there it is glibc's count. */
+    long touch_expected = strcmp(path, "raw") == 0 ? without : fixed;
+    ck_assert_msg(touch == touch_expected, "%s glibc, path %s, mode touch: %d arenas, "
+                  "expected %ld", g->name, path, touch, touch_expected);
     ck_assert_msg(off == without, "%s glibc, path %s, mode off: %d arenas, expected %d as "
                   "without", g->name, path, off, without);
 }

@@ -1,0 +1,274 @@
+#include "touch.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mask.h"
+#include "tls.h"
+
+/* Set once this thread has attached its arena on a wide mask, or needs
+ * no touch: a later narrowing of its own mask then mallocs nothing, so
+ * the affinity calls stay async-signal-safe from then on. */
+static AFX_TLS bool touched;
+
+/* The thread that runs arenafix's constructor has allocated already: the
+ * main thread owns glibc's main arena, and a thread that dlopen()s the
+ * library allocated in dlopen.  Marked, its narrowings never malloc. */
+__attribute__((constructor)) static void constructor_thread_touched(void)
+{
+    touched = true;
+}
+
+bool afx_touch_pending(void)
+{
+    return !touched;
+}
+
+/* A thread's first malloc attaches it to an arena, and glibc sizes the
+ * arena limit from the affinity of the thread that needs the ninth: do
+ * it while the mask is wide.  volatile keeps the pair alive. */
+static void touch_malloc(void)
+{
+    int saved = errno;
+    void *volatile p = malloc(1);
+    free(p);
+    errno = saved;
+}
+
+/* glibc 2.35 as released (its bug 28850) counts CPUs over the whole
+ * 4 KiB buffer it gives sched_getaffinity, stack bytes the kernel did not
+ * write included: a first malloc made where arenafix's own frames (masks)
+ * were would size the limit from them (31 arenas where a fixed glibc
+ * gives 16).  A new thread's first malloc runs on a clean stack without
+ * arenafix; give the touch one too.  Not inlined, and its zeros are
+ * written: the malloc's frames come where they were. */
+__attribute__((noinline)) static void clean_stack_below(void)
+{
+    volatile unsigned char below[6144];
+    memset((unsigned char *)below, 0, sizeof below);
+    __asm__ volatile("" : : "r"(below) : "memory");
+}
+
+/* The calling thread's own mask, set as glibc sets a new thread's from
+ * its attribute: the system call itself, which no interposer sees.
+ * Returns 0 or an error number. */
+static int set_own_mask(size_t size, const void *set)
+{
+    return syscall(SYS_sched_setaffinity, 0, size, set) == 0 ? 0 : errno;
+}
+
+static long count(const unsigned char *mask, size_t size)
+{
+    return CPU_COUNT_S(size, (const cpu_set_t *)mask);
+}
+
+/* ---- born narrow: the trampoline ---------------------------------- */
+
+/* Allocated by the creator, freed by the thread before its routine
+ * runs: nothing of the touch stays on the stack under the routine. */
+struct start {
+    union {
+        void *(*posix)(void *);
+        int (*c11)(void *);
+    } routine;
+    void *arg;
+    unsigned char wide[AFX_MASK_BYTES];     /* the mask to malloc on */
+    unsigned char birth[AFX_MASK_BYTES];    /* the one glibc gave the thread */
+};
+
+/* The attribute's CPU set, if it has one narrower than "all" (glibc
+ * reports an unset one as all bits set).  *set is buf, or a heap copy
+ * for sets larger than buf (hosts with more than 8192 CPUs) that the
+ * caller frees. */
+static bool attr_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigned char **set,
+                        size_t *size)
+{
+    if (attr == NULL)
+        return false;
+    size_t n = AFX_MASK_BYTES;
+    unsigned char *p = buf;
+    int rc;
+    while ((rc = pthread_attr_getaffinity_np(attr, n, (cpu_set_t *)p)) == EINVAL
+           && n < ((size_t)1 << 20)) {
+        if (p != buf)
+            free(p);
+        n *= 2;
+        if ((p = malloc(n)) == NULL)
+            return false;
+    }
+    bool narrow = false;
+    for (size_t i = 0; rc == 0 && i < n && !narrow; i++)
+        narrow = p[i] != 0xff;
+    if (!narrow) {
+        if (p != buf)
+            free(p);
+        return false;
+    }
+    *set = p;
+    *size = n;
+    return true;
+}
+
+/* The CPU set the new thread is born with, if any: the attribute's, or
+ * without one the process default's (pthread_setattr_default_np), which
+ * glibc also applies to C11 threads. */
+static bool birth_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigned char **set,
+                         size_t *size)
+{
+    pthread_attr_t defaults;
+    if (attr != NULL)
+        return attr_cpuset(attr, buf, set, size);
+    if (pthread_getattr_default_np(&defaults) != 0)
+        return false;
+    bool found = attr_cpuset(&defaults, buf, set, size);
+    pthread_attr_destroy(&defaults);
+    return found;
+}
+
+/* CPUs of WIDE (AFX_MASK_BYTES) that SET also has. */
+static long common(const unsigned char *wide, const unsigned char *set, size_t size)
+{
+    long n = 0;
+    for (size_t i = 0; i < AFX_MASK_BYTES && i < size; i++)
+        n += __builtin_popcount((unsigned)(wide[i] & set[i]));
+    return n;
+}
+
+/* The block for a thread that would be born on a mask narrower than the
+ * wide one (the recorded mask, else the creator's), or NULL: born wide,
+ * or no memory (it is created without).  ATTR_APPLIES: attr, or the
+ * process default, may carry a CPU set. */
+static struct start *block_if_born_narrow(const pthread_attr_t *attr, bool attr_applies)
+{
+    unsigned char buf[AFX_MASK_BYTES], mine[AFX_MASK_BYTES], *set = NULL;
+    size_t size = 0;
+    const cpu_set_t *recorded;
+    size_t recorded_size;
+    bool has_set = attr_applies && birth_cpuset(attr, buf, &set, &size);
+    bool known = afx_mask_wide(&recorded, &recorded_size);
+    long creator = -1;
+    /* Born on the creator's mask, which no narrowing seen made narrow. */
+    if (!has_set && !known)
+        return NULL;
+    if (!known || !has_set)
+        creator = afx_mask_get(mine);
+    const unsigned char *wide = known ? (const unsigned char *)recorded : mine;
+    long wide_cpus = known || creator >= 0 ? count(wide, AFX_MASK_BYTES) : -1;
+    long born_cpus = has_set ? common(wide, set, size) : creator;
+    struct start *s = NULL;
+    if (wide_cpus > 0 && born_cpus >= 0 && born_cpus < wide_cpus
+        && (s = malloc(sizeof *s)) != NULL)
+        memcpy(s->wide, wide, sizeof s->wide);
+    if (set != buf)
+        free(set);
+    return s;
+}
+
+/* In the new thread, before its routine: malloc on the wide mask, take
+ * the birth mask back, free the block.  Not inlined, so that its frame
+ * is gone when the routine runs. */
+__attribute__((noinline)) static void touch_at_birth(struct start *s)
+{
+    int saved = errno;
+    /* A signal handler's affinity call in this window only forwards. */
+    if (afx_enter()) {
+        touched = true;
+        if (afx_mask_get(s->birth) > 0 && set_own_mask(sizeof s->wide, s->wide) == 0) {
+            clean_stack_below();
+            touch_malloc();
+            set_own_mask(sizeof s->birth, s->birth);
+        }
+        afx_leave();
+    }
+    free(s);
+    errno = saved;
+}
+
+static void *posix_trampoline(void *p)
+{
+    struct start *s = p;
+    void *(*routine)(void *) = s->routine.posix;
+    void *arg = s->arg;
+    touch_at_birth(s);
+    return routine(arg);
+}
+
+/* glibc's start_thread calls a C11 routine as int (*)(void *) and keeps
+ * its result for thrd_join: so does this one. */
+static int c11_trampoline(void *p)
+{
+    struct start *s = p;
+    int (*routine)(void *) = s->routine.c11;
+    void *arg = s->arg;
+    touch_at_birth(s);
+    return routine(arg);
+}
+
+/* Free a block whose thread was not created, keeping the create's errno. */
+static void discard(struct start *s)
+{
+    int saved = errno;
+    free(s);
+    errno = saved;
+}
+
+int afx_touch_create(afx_create_fn *create, bool old_attr, pthread_t *thread,
+                     const pthread_attr_t *attr, void *(*routine)(void *), void *arg, int errno_in)
+{
+    /* glibc applies the attribute itself, the CPU set at birth (failing
+     * the create on a set the kernel refuses, with no thread left), and
+     * the detach state, stack, guard and scheduling from the start. */
+    struct start *s = block_if_born_narrow(attr, !old_attr);
+    errno = errno_in;
+    if (s == NULL)
+        return create(thread, attr, routine, arg);
+    s->routine.posix = routine;
+    s->arg = arg;
+    int rc = create(thread, attr, posix_trampoline, s);
+    if (rc != 0)
+        discard(s);
+    return rc;
+}
+
+int afx_touch_thrd_create(afx_thrd_create_fn *create, thrd_t *thread, thrd_start_t routine,
+                          void *arg, int errno_in)
+{
+    struct start *s = block_if_born_narrow(NULL, true);
+    errno = errno_in;
+    if (s == NULL)
+        return create(thread, routine, arg);
+    s->routine.c11 = routine;
+    s->arg = arg;
+    int rc = create(thread, c11_trampoline, s);
+    if (rc != thrd_success)
+        discard(s);
+    return rc;
+}
+
+/* ---- born wide: the touch when a thread narrows itself --------------- */
+
+void afx_touch_after_narrowing(const unsigned char *before, long cpus)
+{
+    unsigned char now[AFX_MASK_BYTES];
+    if (cpus <= 0 || !afx_enter())
+        return;
+    int saved = errno;
+    long after = afx_mask_get(now);
+    if (after >= 0 && after < cpus) {
+        touched = true;
+        /* Back on the mask it had before the call for the malloc: the
+         * caller's set is never read, and a narrowing is judged by the
+         * mask the kernel made of it. */
+        if (set_own_mask(AFX_MASK_BYTES, before) == 0) {
+            touch_malloc();
+            set_own_mask(sizeof now, now);
+        }
+    }
+    errno = saved;
+    afx_leave();
+}

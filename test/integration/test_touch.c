@@ -1,0 +1,228 @@
+/* Touch mode touches exactly the threads that need it (those born on a
+ * narrowed mask, and those that narrow their own), and leaves every
+ * thread as glibc makes it: its attribute, detach state, errno and
+ * stack.  C11 threads get the fix in every mode.  Each test runs on the
+ * system glibc and on every affected one; the counts a fixed glibc gives
+ * are the system glibc's without arenafix, or afx_fixed_arenas. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const char *const modes[] = { "mallopt", "touch", "both" };
+enum { NMODES = sizeof modes / sizeof modes[0] };
+
+static struct child c;
+
+/* Run touchprobe ARGS under g, with the library in MODE (NULL: without). */
+static void probe(const struct glibc *g, const char *mode, const char *const *args)
+{
+    char modevar[32];
+    snprintf(modevar, sizeof modevar, "ARENAFIX_MODE=%s", mode ? mode : "");
+    const char *env[] = { modevar, NULL };
+    afx_run(&c, g, mode ? afx_testlib : NULL, env, "touchprobe", args);
+    ck_assert_msg(c.status == 0, "touchprobe %s%s%s on %s, mode %s: status %d\n%s%s", args[0],
+                  args[1] ? " " : "", args[1] ? args[1] : "", g->name, mode ? mode : "none",
+                  c.status, c.out, c.err);
+}
+
+static int counter(const char *name)
+{
+    const char *p = strstr(c.out, name);
+    ck_assert_msg(p != NULL, "no %s in: %s", name, c.out);
+    return atoi(p + strlen(name));
+}
+
+/* ---- C11 threads ------------------------------------------------------- */
+
+static const char *const c11_hows[] = { "c11-self", "c11-default", "c11-creator" };
+enum { NC11 = sizeof c11_hows / sizeof c11_hows[0] };
+
+/* 30 thrd_create threads pinned before their first malloc (by
+ * themselves, by the process default attribute, by their creator):
+ * glibc's thrd_create never calls pthread_create, so only an interposer
+ * of its own sees them. */
+START_TEST(c11_threads)
+{
+    const struct glibc *g = &afx_glibcs[_i / NC11];
+    const char *how = c11_hows[_i % NC11];
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", AFX_THREADS);
+    const char *args[] = { "threads", how, threads, threads, NULL };
+    long fixed = afx_fixed_arenas(AFX_THREADS);
+    probe(g, NULL, args);
+    int without = afx_arenas(&c);
+    printf("touch: glibc=%-17s %-12s without=%d", g->name, how, without);
+    ck_assert_msg(without == (g->affected ? AFX_BUG_ARENAS : fixed),
+                  "%s glibc, %s: %d arenas without arenafix", g->name, how, without);
+    for (int m = 0; m < NMODES; m++) {
+        probe(g, modes[m], args);
+        int with = afx_arenas(&c);
+        printf(" %s=%d", modes[m], with);
+        ck_assert_msg(with == fixed, "%s glibc, %s, mode %s: %d arenas, a fixed glibc gives %ld",
+                      g->name, how, modes[m], with, fixed);
+        ck_assert_msg(counter("wrong-join=") == 0 && counter("wrong-cpu=") == 0,
+                      "%s glibc, %s, mode %s: thrd_join lost the routine's int, or a thread "
+                      "ran off its CPU: %s", g->name, how, modes[m], c.out);
+    }
+    printf(" fixed-glibc=%ld\n", fixed);
+    fflush(stdout);
+}
+END_TEST
+
+/* ---- only the threads that need it ------------------------------------- */
+
+/* 30 threads, 4 of which allocate: a fixed glibc gives main's arena and
+ * 4; a touch of every new thread would give its limit.  Unpinned, and
+ * born with an attribute that has every allowed CPU: not narrow. */
+START_TEST(idle_threads_untouched)
+{
+    const struct glibc *g = &afx_glibcs[_i / 2];
+    const char *how = _i % 2 ? "attr-all" : "none";
+    const char *args[] = { "threads", how, "30", "4", NULL };
+    probe(&afx_glibcs[0], NULL, args);
+    int oracle = afx_arenas(&c);
+    ck_assert_int_eq(oracle, afx_fixed_arenas(4));
+    printf("touch: glibc=%-17s 30 threads (%s), 4 allocate: system-without=%d", g->name, how,
+           oracle);
+    for (int m = 0; m < NMODES; m++) {
+        probe(g, modes[m], args);
+        int with = afx_arenas(&c);
+        printf(" %s=%d", modes[m], with);
+        ck_assert_msg(with == oracle, "%s glibc, mode %s: %d arenas for 4 allocating threads "
+                      "of 30, a fixed glibc gives %d", g->name, modes[m], with, oracle);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+END_TEST
+
+static const char *const pin_hows[] = { "attr", "creator", "self" };
+enum { NPIN = sizeof pin_hows / sizeof pin_hows[0] };
+
+/* Stack below the routine's frame, as touchprobe stack HOW reports it. */
+static long stack_seen(const struct glibc *g, const char *mode, const char *how)
+{
+    const char *args[] = { "stack", how, NULL };
+    probe(g, mode, args);
+    return counter("stack=");
+}
+
+/* Threads pinned by their attribute, by their creator, by themselves,
+ * before their first malloc: the fixed count in touch mode, each on its
+ * CPU, and their routine has the stack it has without arenafix (the
+ * touch leaves nothing on it: the trampoline's work is done in a frame
+ * that is gone, its mask buffers in the heap block). */
+START_TEST(pinned_touched)
+{
+    const struct glibc *g = &afx_glibcs[_i / NPIN];
+    const char *how = pin_hows[_i % NPIN];
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", AFX_THREADS);
+    const char *args[] = { "threads", how, threads, threads, NULL };
+    long fixed = afx_fixed_arenas(AFX_THREADS);
+    for (int m = 1; m < NMODES; m++) {
+        probe(g, modes[m], args);
+        int with = afx_arenas(&c);
+        ck_assert_msg(with == fixed && counter("wrong-cpu=") == 0,
+                      "%s glibc, pinned by %s, mode %s: %d arenas (a fixed glibc gives %ld): %s",
+                      g->name, how, modes[m], with, fixed, c.out);
+    }
+    /* The library's own TLS, at the top of every thread's stack, is all
+     * that may differ. */
+    long without = stack_seen(g, NULL, how), touch = stack_seen(g, "touch", how);
+    printf("touch: glibc=%-17s pinned by %-7s arenas=%ld stack: without=%ld touch=%ld\n",
+           g->name, how, fixed, without, touch);
+    fflush(stdout);
+    ck_assert_msg(labs(without - touch) <= 64, "%s glibc, pinned by %s: %ld bytes of stack "
+                  "under the routine in touch mode, %ld without", g->name, how, touch, without);
+}
+END_TEST
+
+/* A C11 thread born pinned by the process default goes through the
+ * int (*)(void *) trampoline: the same stack. */
+START_TEST(c11_stack)
+{
+    const struct glibc *g = &afx_glibcs[_i];
+    long without = stack_seen(g, NULL, "c11-default"), touch = stack_seen(g, "touch", "c11-default");
+    ck_assert_msg(labs(without - touch) <= 64, "%s glibc: %ld bytes of stack under a C11 "
+                  "routine in touch mode, %ld without", g->name, touch, without);
+}
+END_TEST
+
+/* ---- the thread as glibc makes it -------------------------------------- */
+
+/* Output of touchprobe ARGS in each mode, as without arenafix. */
+static void same_as_without(const struct glibc *g, const char *const *args)
+{
+    static char bare[sizeof c.out];
+    probe(g, NULL, args);
+    snprintf(bare, sizeof bare, "%s", c.out);
+    for (int m = 0; m < NMODES; m++) {
+        probe(g, modes[m], args);
+        ck_assert_msg(strcmp(c.out, bare) == 0, "touchprobe %s on %s, mode %s:\n%swithout:\n%s",
+                      args[0], g->name, modes[m], c.out, bare);
+    }
+}
+
+/* Detached from the first instruction: a join right after
+ * pthread_create fails with EINVAL, for threads born pinned too. */
+START_TEST(detached_from_start)
+{
+    const struct glibc *g = &afx_glibcs[_i];
+    const char *args[] = { "detached", "200", NULL };
+    probe(g, NULL, args);
+    ck_assert_msg(strcmp(c.out, "joinable=0 not-detached-inside=0\n") == 0, "%s", c.out);
+    same_as_without(g, args);
+}
+END_TEST
+
+/* errno after pthread_create and thrd_create is what the real call left:
+ * unchanged on success, a failed stack mmap's ENOMEM on failure. */
+START_TEST(errno_as_glibc)
+{
+    const char *args[] = { "errno", NULL };
+    same_as_without(&afx_glibcs[_i], args);
+    ck_assert_msg(strstr(c.out, "no-stack: rc=11 errno=12") != NULL, "%s", c.out);
+}
+END_TEST
+
+/* A thread born pinned to the last CPU by its attribute: only that CPU
+ * from its routine's start, and the attribute's guard size, stack size
+ * and explicit scheduling policy. */
+START_TEST(attribute_kept)
+{
+    const char *args[] = { "attr", NULL };
+    same_as_without(&afx_glibcs[_i], args);
+    ck_assert_msg(strstr(c.out, "policy=SCHED_OTHER") != NULL, "%s", c.out);
+}
+END_TEST
+
+/* A thread touched once then narrowed again from a signal handler that
+ * interrupts its mallocs: the handler's call mallocs nothing. */
+START_TEST(touched_once)
+{
+    const struct glibc *g = &afx_glibcs[_i / 2];
+    const char *args[] = { "sigpin", _i % 2 ? "attr" : "self", NULL };
+    probe(g, "touch", args);
+    ck_assert_msg(strcmp(c.out, "sigpin: ok\n") == 0, "%s%s", c.out, c.err);
+}
+END_TEST
+
+Suite *touch_suite(void)
+{
+    Suite *s = suite_create("touch");
+    TCase *tc = tcase_create("touch");
+    tcase_set_timeout(tc, 240);
+    tcase_add_loop_test(tc, c11_threads, 0, afx_nglibcs * NC11);
+    tcase_add_loop_test(tc, idle_threads_untouched, 0, afx_nglibcs * 2);
+    tcase_add_loop_test(tc, pinned_touched, 0, afx_nglibcs * NPIN);
+    tcase_add_loop_test(tc, c11_stack, 0, afx_nglibcs);
+    tcase_add_loop_test(tc, detached_from_start, 0, afx_nglibcs);
+    tcase_add_loop_test(tc, errno_as_glibc, 0, afx_nglibcs);
+    tcase_add_loop_test(tc, attribute_kept, 0, afx_nglibcs);
+    tcase_add_loop_test(tc, touched_once, 0, afx_nglibcs * 2);
+    suite_add_tcase(s, tc);
+    return s;
+}
