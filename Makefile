@@ -28,10 +28,15 @@ AFX_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -DAFX_VERSION='"$(VERSION)"'
 # Everything built except the library lands in build/.
 B := build
 
-# An affected glibc (the directory holding its ld.so and libc.so.6) for the
-# tests that prove the fix.  This repository's CI has one beside the
-# checkout; elsewhere name one, or those tests say they were skipped.
-ARENAFIX_AFFECTED_GLIBC ?= $(if $(wildcard ../shared/glibc-bz30945/lib/libc.so.6),$(abspath ../shared/glibc-bz30945/lib))
+# The affected glibcs (each the directory holding its ld.so and libc.so.6,
+# colon-separated) for the tests that prove the fix.  This repository's CI
+# has them beside the checkout: Debian's 2.36 with the fix reverted, and
+# the upstream releases 2.34 to 2.38 as tagged; elsewhere name some, or
+# those tests say they were skipped.
+AFX_AFFECTED_DIRS := $(patsubst %/libc.so.6,%,$(wildcard ../shared/glibc-bz30945/lib/libc.so.6 \
+                       ../shared/glibc-releases/glibc-*/lib/libc.so.6))
+AFX_NOTHING :=
+ARENAFIX_AFFECTED_GLIBC ?= $(subst $(AFX_NOTHING) $(AFX_NOTHING),:,$(abspath $(AFX_AFFECTED_DIRS)))
 export ARENAFIX_AFFECTED_GLIBC
 
 .PHONY: all deps demo check check-all bench install uninstall clean
@@ -44,6 +49,7 @@ deps:
 
 include shim/shim.mk
 -include test/test.mk
+-include test/cost/cost.mk
 -include cli/cli.mk
 -include bench/bench.mk
 -include docs/docs.mk

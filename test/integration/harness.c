@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +73,41 @@ static void slurp(int fd, char *buf, size_t size)
     close(fd);
 }
 
+/* Wait for PID, killing it after AFX_RUN_LIMIT_S.  Returns false if it
+ * had to be killed. */
+static bool wait_bounded(pid_t pid, int *status)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+#ifdef SYS_pidfd_open
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    int pidfd = -1;
+#endif
+    bool killed = false;
+    for (;;) {
+        pid_t done = waitpid(pid, status, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR))
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left_ms = (AFX_RUN_LIMIT_S - (now.tv_sec - start.tv_sec)) * 1000L;
+        if (!killed && left_ms <= 0) {
+            kill(pid, SIGKILL);
+            killed = true;
+        }
+        if (pidfd >= 0) {
+            struct pollfd p = { .fd = pidfd, .events = POLLIN };
+            poll(&p, 1, killed ? 1000 : (int)(left_ms < 1000 ? left_ms : 1000));
+        } else {
+            /* No pidfd (an older kernel, an emulator): poll gently. */
+            usleep(2000);
+        }
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    return !killed;
+}
+
 void afx_run(struct child *c, const struct glibc *g, const char *preload,
              const char *const *env, const char *prog, const char *const *args)
 {
@@ -128,22 +165,12 @@ void afx_run(struct child *c, const struct glibc *g, const char *preload,
         dprintf(STDERR_FILENO, "exec %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    /* Bounded: a hang is a failure (status 124), never a stalled suite. */
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    /* Bounded: a hang is a failure (status 124), never a stalled suite.
+     * Waited for through a pidfd where the kernel has them (5.3): polling
+     * waitpid kept the CPUs busy, which the children (threads racing for
+     * arenas) need more than the parent does. */
     int status = 0;
-    bool killed = false;
-    for (;;) {
-        pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid || (done < 0 && errno != EINTR))
-            break;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (!killed && now.tv_sec - start.tv_sec >= AFX_RUN_LIMIT_S) {
-            kill(pid, SIGKILL);
-            killed = true;
-        }
-        usleep(200);
-    }
+    bool killed = !wait_bounded(pid, &status);
     if (killed)
         c->status = 124;
     else
@@ -167,6 +194,29 @@ int afx_log_lines(const struct child *c)
         if ((p == c->err || p[-1] == '\n') && strncmp(p, "arenafix:", 9) == 0)
             n++;
     return n;
+}
+
+const char *afx_runtime_missing(const struct child *c)
+{
+    static char why[512];
+    const char *version = strstr(c->err, ": version `GLIBC_");
+    const char *by = version != NULL ? strstr(version, "(required by ") : NULL;
+    /* A test program built here must run on every glibc under test:
+     * only a library of the system's counts. */
+    if (c->status != 0 && by != NULL && strncmp(by + 13, afx_bin, strlen(afx_bin)) != 0) {
+        int vlen = (int)strcspn(version + 11, "'"), blen = (int)strcspn(by + 13, ")");
+        snprintf(why, sizeof why, "%.*s needs %.*s, which this glibc predates",
+                 blen, by + 13, vlen, version + 11);
+        return why;
+    }
+    /* glibc loads the unwinder for cancellation and pthread_exit itself,
+     * and only says that it could not. */
+    if (c->status != 0 && strstr(c->err, "libgcc_s.so.1 must be installed for pthread_") != NULL) {
+        snprintf(why, sizeof why, "this system's libgcc_s.so.1 (needed for pthread_cancel and "
+                                  "pthread_exit) does not load under this glibc");
+        return why;
+    }
+    return NULL;
 }
 
 void afx_skip(const char *what, const char *why)

@@ -196,6 +196,137 @@ START_TEST(tunables_before_cve_fix)
 }
 END_TEST
 
+/* ---- each release's own rules, without arenafix ------------------------ */
+
+/* What docs/internals.md ("glibc 2.34 to 2.38") says every affected
+ * release shares, run on each: mallopt ignores values below 1 and takes
+ * the rest, arena_test moves the latch, and once arena_max is set glibc
+ * fixes its limit at the next new arena. */
+static const struct {
+    const char *steps[4];
+    int arenas;         /* 0: as many as "pinned:30" alone gives */
+} release_rules[] = {
+    { { "mallopt:max:0", "pinned:30" }, 0 },
+    { { "mallopt:max:-1", "pinned:30" }, 0 },
+    { { "mallopt:max:5", "pinned:30" }, 5 },
+    { { "mallopt:test:100", "pinned:21" }, 22 },
+    { { "free:3", "mallopt:max:2", "pinned:20" }, 4 },
+};
+enum { NRULES = sizeof release_rules / sizeof release_rules[0] };
+
+START_TEST(release_rules_as_documented)
+{
+    const struct glibc *g = afx_proving(_i);
+    const char *alone[] = { "pinned:30", NULL };
+    int plain = run_steps(g, "steps", NULL, alone, NULL);
+    for (int r = 0; r < NRULES; r++) {
+        char what[160];
+        describe(what, sizeof what, release_rules[r].steps);
+        int got = run_steps(g, "steps", NULL, release_rules[r].steps, NULL);
+        int want = release_rules[r].arenas ? release_rules[r].arenas : plain;
+        printf("fidelity: glibc=%s without arenafix \"%s\": %d arenas (expected %d)\n", g->name,
+               what, got, want);
+        ck_assert_msg(got == want, "%s glibc, \"%s\": %d arenas, expected %d", g->name, what,
+                      got, want);
+    }
+}
+END_TEST
+
+/* What the release counts as its CPUs.  get_nprocs is glibc's
+ * __get_nprocs: in 2.34 as released it counts the caller's affinity (the
+ * 2.34 branch later read sysfs, as 2.35 on do).  And 2.35 as released
+ * counts its affinity buffer whole, stack the kernel did not write
+ * included (glibc bug 28850), so ones left below a thread raise the
+ * limit it latches.  The version alone decides neither (distributions
+ * patched both): the releases as tagged, named glibc-2.34 and
+ * glibc-2.35, are held to it, the others must count as 2.36 does. */
+static int field(const char *text, const char *name)
+{
+    const char *p = strstr(text, name);
+    ck_assert_msg(p != NULL, "no %s in: %s", name, text);
+    return atoi(p + strlen(name));
+}
+
+START_TEST(release_cpu_counts)
+{
+    const struct glibc *g = afx_proving(_i);
+    const char *count[] = { "count", NULL }, *dirty[] = { "dirty", "30", NULL };
+    afx_run(&c, g, NULL, NULL, "nprocs", count);
+    ck_assert_msg(c.status == 0, "status %d: %s%s", c.status, c.out, c.err);
+    char version[32] = "";
+    sscanf(c.out, "glibc=%31s", version);
+    int nprocs = field(c.out, "get_nprocs=");
+    afx_run(&c, g, NULL, NULL, "nprocs", dirty);
+    ck_assert_msg(c.status == 0, "status %d: %s%s", c.status, c.out, c.err);
+    int arenas = field(c.out, "arenas=");
+    printf("fidelity: glibc=%s (%s) pinned to one CPU: get_nprocs=%d; 30 pinned threads with "
+           "ones left on their stacks: %d arenas\n", g->name, version, nprocs, arenas);
+    if (strcmp(g->name, "glibc-2.34") == 0)
+        ck_assert_msg(nprocs == 1, "2.34 as released: get_nprocs=%d, its affinity is 1", nprocs);
+    else if (strcmp(version, "2.34") != 0)
+        ck_assert_msg(nprocs == afx_online, "%s: get_nprocs=%d, %ld CPUs online", g->name,
+                      nprocs, afx_online);
+    if (!g->affected)
+        return;
+    if (strcmp(g->name, "glibc-2.35") == 0)
+        ck_assert_msg(arenas > AFX_BUG_ARENAS, "2.35 as released: %d arenas; glibc bug 28850 "
+                      "should count the stack's ones as CPUs", arenas);
+    else if (strcmp(version, "2.35") != 0)
+        ck_assert_msg(arenas == AFX_BUG_ARENAS, "%s: %d arenas with ones on the stack, the "
+                      "bug's %d without", g->name, arenas, AFX_BUG_ARENAS);
+}
+END_TEST
+
+/* Where the CPU count comes from when sysfs says little: an online list
+ * with a backward range ("0-1,5-3": 2 CPUs, the backward range counts
+ * none from 2.36 on), and no list and no /proc/stat at all (the
+ * caller's affinity, 1 here, from 2.36 on).  2.35 as released has
+ * neither rule: it subtracts the backward range and answers 0.  Needs a
+ * mount namespace, so root. */
+static int nprocs_with(const struct glibc *g, const char *setup)
+{
+    char script[1024], prog[4096], loader[4096] = "";
+    if (g->dir != NULL)
+        snprintf(loader, sizeof loader, "%s/" AFX_LOADER " --library-path %s", g->dir, g->dir);
+    snprintf(prog, sizeof prog, "%s/nprocs", afx_bin);
+    snprintf(script, sizeof script, "mount -t tmpfs none /sys/devices/system/cpu && %s && "
+             "exec %s \"$0\" count", setup, loader);
+    const char *args[] = { "-m", "/bin/sh", "-c", script, prog, NULL };
+    afx_run(&c, &afx_glibcs[0], NULL, NULL, "/usr/bin/unshare", args);
+    ck_assert_msg(c.status == 0, "%s: status %d: %s%s", setup, c.status, c.out, c.err);
+    return field(c.out, "get_nprocs=");
+}
+
+START_TEST(release_cpulist_corners)
+{
+    const struct glibc *g = afx_proving(_i);
+    if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0) {
+        afx_skip("get_nprocs with a crafted sysfs", "needs root and unshare(1)");
+        return;
+    }
+    char empty[] = "/tmp/afx-empty-XXXXXX", hide_stat[256];
+    int fd = mkstemp(empty);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(hide_stat, sizeof hide_stat, "mount --bind %s /proc/stat", empty);
+    int backward = nprocs_with(g, "printf '0-1,5-3\\n' >/sys/devices/system/cpu/online");
+    int nothing = nprocs_with(g, hide_stat);
+    unlink(empty);
+    printf("fidelity: glibc=%s get_nprocs pinned to one CPU: online \"0-1,5-3\": %d; no "
+           "online list, no /proc/stat: %d\n", g->name, backward, nothing);
+    if (strcmp(g->name, "glibc-2.34") == 0) {
+        ck_assert_int_eq(backward, 1);      /* the affinity, whatever sysfs says */
+        ck_assert_int_eq(nothing, 1);
+    } else if (strcmp(g->name, "glibc-2.35") == 0) {
+        ck_assert_int_eq(backward, 1);      /* 2 + (3 - 5 + 1) */
+        ck_assert_int_eq(nothing, 0);
+    } else {
+        ck_assert_int_eq(backward, 2);
+        ck_assert_int_eq(nothing, 1);
+    }
+}
+END_TEST
+
 /* ---- threads born pinned through their attribute -------------------- */
 
 static const char *const kinds[] = { "one", "big", "empty", "default" };
@@ -471,6 +602,9 @@ Suite *fidelity_suite(void)
     tcase_add_loop_test(tc, program_choices_as_glibc, 0, NSCENARIOS * n);
     tcase_add_loop_test(tc, late_mallopt_is_reported, 0, n);
     tcase_add_loop_test(tc, tunables_before_cve_fix, 0, n);
+    tcase_add_loop_test(tc, release_rules_as_documented, 0, n);
+    tcase_add_loop_test(tc, release_cpu_counts, 0, n);
+    tcase_add_loop_test(tc, release_cpulist_corners, 0, n);
     tcase_add_loop_test(tc, attribute_sets, 0, NKINDS * n);
     tcase_add_loop_test(tc, signal_flood_never_hangs, 0, 3);
     tcase_add_test(tc, eager_and_duplicates);

@@ -8,7 +8,8 @@
 
 #include "harness.h"
 
-static const char *const moments[] = { "race", "readers", "fork", "emfile", "noproc" };
+static const char *const moments[] = { "race", "readers", "fork", "emfile", "emfile-first",
+                                       "noproc" };
 enum { NMOMENTS = sizeof moments / sizeof moments[0] };
 
 /* N from a line "NAME=N" of the child's output, -1 if absent. */

@@ -155,6 +155,95 @@ START_TEST(eager_activates_in_constructor)
 }
 END_TEST
 
+/* ---- at the latch: the count that decides ------------------------------ */
+
+/* arenafix decides late when threads it did not see start made arenas
+ * first (a library's threads started behind its back).  glibc has fixed
+ * its limit only once more than arena_test + 1 arenas exist: with
+ * exactly arena_test + 1 (main's and one per hidden thread) it must
+ * still set its limit, with one more it must stand down, and say how
+ * many it counted.  An arena counted twice moves both. */
+static void hidden_then_pinned(const struct glibc *g, int hidden, int pinned_after)
+{
+    char first[32], then[32];
+    snprintf(first, sizeof first, "hidden:%d", hidden);
+    snprintf(then, sizeof then, "pinned:%d", pinned_after);
+    const char *steps[] = { first, then, NULL };
+    const char *env[] = { "ARENAFIX_MODE=mallopt", "ARENAFIX_VERBOSE=1", NULL };
+    afx_run(&c, g, afx_testlib, env, "steps", steps);
+}
+
+START_TEST(late_decision_at_the_boundary)
+{
+    const struct glibc *g = afx_proving(_i);
+    int threads = AFX_THREADS;
+    hidden_then_pinned(g, AFX_PER_CPU, threads - AFX_PER_CPU);
+    int in_time = afx_arenas(&c);
+    ck_assert_msg(strstr(c.err, "too late") == NULL && strstr(c.err, "arena_max=") != NULL,
+                  "%s glibc, %d arenas before arenafix decided: %s", g->name, AFX_PER_CPU + 1,
+                  c.err);
+    ck_assert_msg(in_time == afx_fixed_arenas(threads), "%s glibc: %d arenas, expected %ld\n%s",
+                  g->name, in_time, afx_fixed_arenas(threads), c.err);
+
+    hidden_then_pinned(g, AFX_PER_CPU + 1, threads - AFX_PER_CPU - 1);
+    afx_arenas(&c);
+    char expect[128];
+    snprintf(expect, sizeof expect, "standing down: too late, %d arenas exist (more than "
+             "arena_test %d + 1)", AFX_PER_CPU + 2, AFX_PER_CPU);
+    ck_assert_msg(strstr(c.err, expect) != NULL, "%s glibc: expected \"%s\": %s", g->name,
+                  expect, c.err);
+    printf("standdown: glibc=%s %d arenas before the decision: arenas=%d (set); %d: stood "
+           "down\n", g->name, AFX_PER_CPU + 1, in_time, AFX_PER_CPU + 2);
+}
+END_TEST
+
+/* ---- touch mode's note on a mask narrowed unseen ------------------------- */
+
+/* A process on one CPU from the start that moves to another one: the
+ * move narrows nothing, so arenafix has seen no narrowing and touch
+ * mode must still say it cannot help this thread's children. */
+START_TEST(same_count_move_is_no_narrowing)
+{
+    const char *env[] = { "ARENAFIX_MODE=touch", "ARENAFIX_VERBOSE=1", NULL };
+    afx_run(&c, &afx_glibcs[0], afx_testlib, env, "movecpu", NULL);
+    if (c.status == 77) {
+        afx_skip("a move from one CPU to another", "fewer than two CPUs allowed");
+        return;
+    }
+    ck_assert_msg(c.status == 0, "status %d: %s%s", c.status, c.out, c.err);
+    char expect[128];
+    snprintf(expect, sizeof expect, "but this thread already runs on 1 of %ld CPUs, narrowed "
+             "before arenafix was loaded", afx_online);
+    ck_assert_msg(strstr(c.err, expect) != NULL, "%s", c.err);
+}
+END_TEST
+
+/* ---- a malloc that is an IFUNC --------------------------------------------- */
+
+/* An allocator that defines malloc as an IFUNC defines it all the same:
+ * arenafix stands down and the count stays what it is without it (the
+ * library forwards to glibc's allocator, so the arenas are countable). */
+START_TEST(ifunc_malloc_is_foreign)
+{
+    const struct glibc *g = afx_proving(_i);
+    char ifunc[4096], preload[8192];
+    snprintf(ifunc, sizeof ifunc, "%s/libifuncmalloc.so", afx_bin);
+    snprintf(preload, sizeof preload, "%s %s", afx_testlib, ifunc);
+    pinned(&c, g, ifunc, NULL, NULL);
+    int without = afx_arenas(&c);
+    const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+    pinned(&c, g, preload, env, NULL);
+    int with = afx_arenas(&c);
+    printf("standdown: glibc=%s malloc an IFUNC of a preload: without=%d with=%d\n", g->name,
+           without, with);
+    ck_assert_msg(strstr(c.err, "standing down: malloc is not glibc's (it comes from ") != NULL
+                  && strstr(c.err, "libifuncmalloc.so") != NULL, "%s", c.err);
+    if (g->affected)
+        ck_assert_int_eq(without, AFX_BUG_ARENAS);
+    ck_assert_int_eq(with, without);
+}
+END_TEST
+
 Suite *standdown_suite(void)
 {
     Suite *s = suite_create("standdown");
@@ -169,6 +258,9 @@ Suite *standdown_suite(void)
     tcase_add_loop_test(tc, silent_by_default_one_line_when_verbose, 0, afx_nproving());
     tcase_add_loop_test(tc, malformed_variable_warns_once, 0, afx_nproving());
     tcase_add_loop_test(tc, eager_activates_in_constructor, 0, afx_nproving());
+    tcase_add_loop_test(tc, late_decision_at_the_boundary, 0, afx_nproving());
+    tcase_add_test(tc, same_count_move_is_no_narrowing);
+    tcase_add_loop_test(tc, ifunc_malloc_is_foreign, 0, afx_nproving());
     suite_add_tcase(s, tc);
     return s;
 }

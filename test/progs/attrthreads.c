@@ -46,6 +46,7 @@ static void *work(void *arg)
         atomic_fetch_add(&wrong_cpu, 1);
     pthread_attr_t mine;
     size_t size = 0;
+    clear_stack_below();    /* pthread_getattr_np's malloc is the first */
     if (pthread_getattr_np(pthread_self(), &mine) == 0) {
         pthread_attr_getstacksize(&mine, &size);
         pthread_attr_destroy(&mine);

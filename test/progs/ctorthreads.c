@@ -18,6 +18,7 @@ static void *worker(void *arg)
     CPU_ZERO(&one);
     CPU_SET(*(int *)arg, &one);
     sched_setaffinity(0, sizeof one, &one);
+    clear_stack_below();
     void *volatile p = malloc(200);
     pthread_barrier_wait(&attached);
     free(p);

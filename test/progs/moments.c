@@ -15,12 +15,18 @@
  *                     middle of setting the limit (held in malloc_info);
  *                     the child starts 30 threads that pin themselves and
  *                     malloc, and prints its count as child-arenas=N
- *   moments emfile    one thread comes and goes, the main thread pins
- *                     itself, every descriptor is taken, and 30 threads
- *                     (pinned: they inherit its mask) malloc
+ *   moments emfile    one thread starts, the main thread pins itself (a
+ *                     raw system call: the library does not see it),
+ *                     every descriptor is taken, and 30 threads (pinned:
+ *                     they inherit its mask) malloc
+ *   moments emfile-first  every descriptor taken before the first thread;
+ *                     a thread that the library does not see start (a
+ *                     pthread_create found with dlsym on a library
+ *                     handle) pins itself the same way, then starts 30
  *   moments noproc    /proc hidden (a tmpfs over it, in a mount namespace
- *                     of its own): 2 threads malloc and stay, the program
- *                     calls mallopt(M_ARENA_MAX, 3), 10 more threads
+ *                     of its own): 10 threads come and go one after the
+ *                     other, 2 threads malloc and stay, the program calls
+ *                     mallopt(M_ARENA_MAX, 3), 10 more threads
  *
  * Each prints arenas=N, glibc's count at the end.  The hooks take effect
  * only while a creation made by the program is in progress, so they see
@@ -105,6 +111,14 @@ static int arenas_now(int workers)
 {
     wait_attached(workers);
     return count_arenas();
+}
+
+/* Mallocs and ends. */
+static void *once(void *unused)
+{
+    void *volatile p = malloc(2000);
+    free(p);
+    return unused;
 }
 
 static void join_all(void)
@@ -261,25 +275,58 @@ static void fork_while_setting(void)
     pthread_join(t, NULL);
 }
 
-static void emfile(void)
+static void pin_unseen(void)
 {
-    create(worker, NULL);
-    if (sched_setaffinity(0, sizeof one_cpu, &one_cpu) != 0)
+    if (syscall(SYS_sched_setaffinity, 0, sizeof one_cpu, &one_cpu) != 0)
         die("sched_setaffinity", errno);
-    struct rlimit was, none;
-    if (getrlimit(RLIMIT_NOFILE, &was) != 0)
+}
+
+/* Every descriptor below the limit taken: no open can succeed. */
+static void take_every_descriptor(void)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
         die("getrlimit", errno);
-    /* Every descriptor below the limit taken: no open can succeed. */
-    none = was;
-    none.rlim_cur = 64;
-    if (setrlimit(RLIMIT_NOFILE, &none) != 0)
+    lim.rlim_cur = 64;
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
         die("setrlimit", errno);
     while (open("/dev/null", O_RDONLY) >= 0)
         ;
     if (open("/sys/devices/system/cpu/online", O_RDONLY) >= 0 || errno != EMFILE)
         die("taking every descriptor", errno);
+}
+
+static void emfile(void)
+{
+    create(worker, NULL);
+    pin_unseen();
+    take_every_descriptor();
     for (int i = 0; i < 30; i++)
         create(worker, NULL);   /* pinned: they inherit the mask */
+}
+
+static void *pinned_spawner(void *unused)
+{
+    (void)unused;
+    pin_unseen();
+    for (int i = 0; i < 30; i++)
+        create(worker, NULL);
+    return NULL;
+}
+
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static void emfile_first(void)
+{
+    void *h = dlopen("libpthread.so.0", RTLD_NOW | RTLD_LOCAL);
+    create_fn *hidden = h != NULL ? (create_fn *)dlsym(h, "pthread_create") : NULL;
+    if (hidden == NULL)
+        die("dlsym pthread_create", ENOENT);
+    take_every_descriptor();
+    pthread_t t;
+    if (hidden(&t, NULL, pinned_spawner, NULL) != 0)
+        die("pthread_create", EAGAIN);
+    pthread_join(t, NULL);
 }
 
 static void noproc(void)
@@ -292,6 +339,15 @@ static void noproc(void)
         die("mounting a tmpfs over /proc", errno);
     if (access("/proc/self/stat", F_OK) == 0)
         die("/proc is still there", EEXIST);
+    for (int i = 0; i < 10; i++) {
+        pthread_t t;
+        creating = true;
+        int rc = pthread_create(&t, NULL, once, NULL);
+        creating = false;
+        if (rc != 0)
+            die("pthread_create", rc);
+        pthread_join(t, NULL);
+    }
     create(worker, NULL);
     create(worker, NULL);
     arenas_now(2);      /* both have malloced */
@@ -317,10 +373,12 @@ int main(int argc, char **argv)
         fork_while_setting();
     else if (strcmp(what, "emfile") == 0)
         emfile();
+    else if (strcmp(what, "emfile-first") == 0)
+        emfile_first();
     else if (strcmp(what, "noproc") == 0)
         noproc();
     else
-        die("usage: moments race|readers|fork|emfile|noproc", EINVAL);
+        die("usage: moments race|readers|fork|emfile|emfile-first|noproc", EINVAL);
     /* Counted before the threads end: an arena outlives its thread, but
      * this is the count while they all run. */
     int n = arenas_now(atomic_load(&nthreads));

@@ -85,6 +85,7 @@ static void *worker(void *arg)
     (void)arg;
     pin_self();
     check_pinned();
+    clear_stack_below();
     void *volatile p = malloc(200);  /* the first malloc: attaches an arena */
     pthread_barrier_wait(&all_attached);
     free(p);
