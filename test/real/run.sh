@@ -240,6 +240,18 @@ expect() {
     problems+=("$1: $2, expected $3 ($4)${said:+; $said}")
 }
 
+# glibc 2.35 as released also counts as CPUs the stack bytes the kernel did
+# not write (its bug 28850): a thread whose first malloc runs on a reused
+# stack can get more than the bug's count, by chance (xz: 9 or 17 without
+# arenafix).  There only the count arenafix restores is exact.
+expect_bug() {
+    local what=$1 got=$2 why=$3 dir=$4; shift 4
+    if [[ $(label_of "$dir") == glibc-2.35 ]] && [[ $got =~ ^[0-9]+$ ]] && [ "$got" -ge $bug_arenas ]; then
+        return
+    fi
+    expect "$what" "$got" $bug_arenas "$why" "$@"
+}
+
 run_case() {
     local name=$1 start=$EPOCHREALTIME dir label fixed counts
     title='' missing='' touch_limit=''
@@ -282,15 +294,15 @@ run_case() {
             counts+="; $label skipped"
             continue
         fi
-        expect "$label, without arenafix" "$got" $bug_arenas "the bug's count"
+        expect_bug "$label, without arenafix" "$got" "the bug's count" "$dir"
         counts+="; $label $got"
         measure "$name" "$dir" default
         expect "$label, arenafix" "$got" "$fixed" "the fixed glibc's" "$name" "$dir" default
         counts+=" (arenafix $got"
         measure "$name" "$dir" touch
         if [ -n "$touch_limit" ]; then
-            expect "$label, touch" "$got" $bug_arenas \
-                   "touch mode's documented limit: $touch_limit" "$name" "$dir" touch
+            expect_bug "$label, touch" "$got" "touch mode's documented limit: $touch_limit" \
+                       "$dir" "$name" "$dir" touch
             counts+=", touch $got as documented"
         else
             expect "$label, touch" "$got" "$fixed" "the fixed glibc's" "$name" "$dir" touch
