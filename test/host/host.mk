@@ -44,7 +44,7 @@ check-host: $(SHIM_LIB) $(CLI_BIN) $(HOST_PROGS)
 	t2=$$(date +%s); echo "check-host: packages built in $$((t2 - t1)) s"; \
 	rm -rf $(HOST)/progs-payload; mkdir -p $(HOST)/progs-payload; \
 	cp $(HOST_PROGS) test/host/progs/dpdk-autotests.txt $(HOST)/progs-payload/; \
-	sh test/host/mkimage.sh $(HOST) $(HOST)/rootfs.tar $(ARENAFIX_AFFECTED_GLIBC) \
+	sh test/host/mkimage.sh $(HOST) $(HOST)/rootfs.tar $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC))) \
 	    $(HOST)/deb-v1 $(HOST)/deb-v2/ $(HOST)/progs-payload; \
 	t3=$$(date +%s); echo "check-host: disk image made in $$((t3 - t2)) s"; \
 	python3 test/host/run.py --kernel $(VM)/vmlinuz --initrd $(HOST)/initrd.gz \

@@ -53,8 +53,11 @@ for item in "$@"; do
     add_libs "$file"
 done
 
-if [ -n "${ARENAFIX_AFFECTED_GLIBC:-}" ] && [ -r "$ARENAFIX_AFFECTED_GLIBC/libc.so.6" ]; then
-    cp -L "$ARENAFIX_AFFECTED_GLIBC"/*.so* "$root"/afx-glibc/
+# The first of the list (colon-separated): Debian's 2.36 with the fix
+# reverted, where the Makefile finds it.
+affected=${ARENAFIX_AFFECTED_GLIBC%%:*}
+if [ -n "$affected" ] && [ -r "$affected/libc.so.6" ]; then
+    cp -L "$affected"/*.so* "$root"/afx-glibc/
 fi
 
 # A loader finds libraries outside its own directories through the cache,
