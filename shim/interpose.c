@@ -70,6 +70,10 @@ static int create_thread(bool old_attr, pthread_t *thread, const pthread_attr_t 
         afx_leave();
         return EAGAIN;
     }
+    /* pthread_create is no cancellation point; the open and read of
+     * /proc and /sys it now makes are. */
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     afx_before_create();
     bool counted = afx_live_wrap(&routine, &arg);
     int rc;
@@ -83,6 +87,7 @@ static int create_thread(bool old_attr, pthread_t *thread, const pthread_attr_t 
         afx_leave();
     }
     after_create(rc != 0, counted, arg);
+    pthread_setcancelstate(cancel, NULL);
     return rc;
 }
 
@@ -143,6 +148,9 @@ AFX_EXPORT int thrd_create(thrd_t *thread, thrd_start_t routine, void *arg)
         afx_leave();
         return thrd_error;
     }
+    /* As pthread_create: no cancellation point. */
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     afx_before_create();
     bool counted = afx_live_wrap_c11(&routine, &arg);
     int rc;
@@ -155,6 +163,7 @@ AFX_EXPORT int thrd_create(thrd_t *thread, thrd_start_t routine, void *arg)
         afx_leave();
     }
     after_create(rc != thrd_success, counted, arg);
+    pthread_setcancelstate(cancel, NULL);
     return rc;
 }
 
@@ -178,9 +187,11 @@ static void before_narrowing(bool self, struct own_mask *m)
     m->record = m->touch = false;
     if (!afx_enter())
         return;
-    if (self && afx_touch_possible()) {
+    /* Recorded in every mode: a process that can read no CPU count takes
+     * the widest mask it knows (activate.c). */
+    if (self) {
         m->record = !afx_mask_wide(&wide, &size);
-        m->touch = afx_touch_pending();
+        m->touch = afx_touch_possible() && afx_touch_pending();
         if (m->record || m->touch)
             m->cpus = afx_mask_get(m->before);
     }
@@ -206,12 +217,12 @@ static void after_narrowing(int failed, const struct own_mask *m)
  * that comes before the table is bound.  Returns 0 or an error number. */
 static int set_own_mask(size_t size, const cpu_set_t *set)
 {
-    return syscall(SYS_sched_setaffinity, 0, size, set) == 0 ? 0 : errno;
+    return afx_syscall(SYS_sched_setaffinity, 0, size, set) == 0 ? 0 : errno;
 }
 
 static bool is_self_pid(pid_t pid)
 {
-    return pid == 0 || pid == gettid();
+    return pid == 0 || pid == afx_syscall(SYS_gettid);
 }
 
 /* The table for an affinity interposer, if bound: the functions are
@@ -256,7 +267,7 @@ AFX_VERSIONED int afx_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t 
     const struct afx_real *real = affinity_real(false);
     errno = saved;
     int rc = real == NULL || real->sched_setaffinity.fn == NULL
-                 ? (int)syscall(SYS_sched_setaffinity, pid, size, set)
+                 ? (int)afx_syscall(SYS_sched_setaffinity, pid, size, set)
                  : real->sched_setaffinity.fn(pid, size, set);
     after_narrowing(rc, &mask);
     return rc;
@@ -267,7 +278,7 @@ AFX_VERSIONED int afx_pthread_setaffinity_np(pthread_t thread, size_t size, cons
 {
     int saved = errno;
     struct own_mask mask;
-    bool self = pthread_equal(thread, pthread_self());
+    bool self = pthread_equal(thread, afx_pthread_self());
     before_narrowing(self, &mask);
     const struct afx_real *real = affinity_real(!self);
     errno = saved;
@@ -303,7 +314,7 @@ AFX_EXPORT int afx_sched_setaffinity_old(pid_t pid, const cpu_set_t *set)
     errno = saved;
     /* The old call's set was a cpu_set_t: glibc's passes its size. */
     int rc = real == NULL || real->sched_setaffinity_old.fn == NULL
-                 ? (int)syscall(SYS_sched_setaffinity, pid, sizeof(cpu_set_t), set)
+                 ? (int)afx_syscall(SYS_sched_setaffinity, pid, sizeof(cpu_set_t), set)
                  : real->sched_setaffinity_old.fn(pid, set);
     after_narrowing(rc, &mask);
     return rc;
@@ -314,7 +325,7 @@ AFX_EXPORT int afx_pthread_setaffinity_np_old(pthread_t thread, const cpu_set_t 
 {
     int saved = errno;
     struct own_mask mask;
-    bool self = pthread_equal(thread, pthread_self());
+    bool self = pthread_equal(thread, afx_pthread_self());
     before_narrowing(self, &mask);
     const struct afx_real *real = affinity_real(!self);
     errno = saved;

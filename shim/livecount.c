@@ -1,104 +1,138 @@
 #include "livecount.h"
 
-#include <pthread.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
-#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-/* A thread-specific value's destructor runs however a thread ends
- * (return, pthread_exit, thrd_exit, cancellation): that is the end. */
-static pthread_key_t key;
-static bool have_key;
-/* glibc's pthread_once starts again in a child forked while it ran. */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static atomic_bool counting;
-/* Counted threads created and not ended.  Errors only ever add: a
- * thread counted too long makes arenafix set its limit early, which is
- * safe; one not counted could let glibc fix its limit first. */
-static atomic_long live;
+/* A thread is counted from its creation until its kernel task is gone
+ * (tgkill(pid, tid, 0) fails with ESRCH).  glibc gives the thread's arena
+ * back before the task ends, never after: a count that ended at a
+ * thread-specific value's destructor would drop while a later key's
+ * destructor still holds the arena, and let glibc fix its limit first.
+ * Nothing is allocated and nothing freed in the new thread (its first
+ * free would attach it to an arena, as a malloc does): the routine and
+ * its argument travel in a static slot, which a later count frees. */
+enum { SLOTS = 1024 };
+/* A slot's state: what it holds (low bits), and how many times it was
+ * claimed (the rest), so that a count that found a thread gone frees its
+ * slot only if no other thread has claimed it since. */
+enum { FREE, CLAIMED, STARTED, KIND = 3, CLAIM = 4 };
 
-struct counted {
+struct slot {
+    atomic_uint state;
+    pid_t tid;
     void *(*routine)(void *);
     int (*routine_c11)(void *);
     void *arg;
 };
 
-static void ended(void *value)
-{
-    (void)value;
-    atomic_fetch_sub(&live, 1);
-}
-
-static void make_key(void)
-{
-    have_key = pthread_key_create(&key, ended) == 0;
-}
+static struct slot slots[SLOTS];
+static atomic_bool counting;
+/* Threads created while every slot was taken: counted for good, which
+ * sets the limit early, never late. */
+static atomic_long uncounted;
 
 bool afx_live_begin(void)
 {
-    pthread_once(&once, make_key);
-    if (have_key)
-        atomic_store(&counting, true);
-    return have_key;
+    atomic_store(&counting, true);
+    return true;
+}
+
+static bool gone(pid_t pid, pid_t tid)
+{
+    int saved = errno;
+    bool ended = syscall(SYS_tgkill, pid, tid, 0) != 0 && errno == ESRCH;
+    errno = saved;
+    return ended;
 }
 
 long afx_live_threads(void)
 {
-    return atomic_load(&counting) ? 1 + atomic_load(&live) : -1;
+    if (!atomic_load(&counting))
+        return -1;
+    long n = 1 + atomic_load(&uncounted);
+    pid_t pid = getpid();
+    for (int i = 0; i < SLOTS; i++) {
+        struct slot *s = &slots[i];
+        unsigned state = atomic_load_explicit(&s->state, memory_order_acquire);
+        if ((state & KIND) == FREE)
+            continue;
+        /* In a child forked since, its parent's threads are gone too. */
+        if ((state & KIND) == STARTED && gone(pid, s->tid)) {
+            atomic_compare_exchange_strong(&s->state, &state, (state & ~KIND) | FREE);
+            continue;
+        }
+        n++;
+    }
+    return n;
 }
 
-/* Copy the block out, free it, mark the thread so its end is counted. */
-static struct counted started(void *p)
+static struct slot *started(void *p)
 {
-    struct counted c = *(struct counted *)p;
-    free(p);
-    /* If it fails the thread stays counted: early, never late. */
-    (void)pthread_setspecific(key, &key);
-    return c;
+    struct slot *s = p;
+    s->tid = gettid();
+    unsigned state = atomic_load_explicit(&s->state, memory_order_relaxed);
+    atomic_store_explicit(&s->state, (state & ~KIND) | STARTED, memory_order_release);
+    return s;
 }
 
 static void *trampoline(void *p)
 {
-    struct counted c = started(p);
-    return c.routine(c.arg);
+    struct slot *s = started(p);
+    return s->routine(s->arg);
 }
 
 static int trampoline_c11(void *p)
 {
-    struct counted c = started(p);
-    return c.routine_c11(c.arg);
+    struct slot *s = started(p);
+    return s->routine_c11(s->arg);
 }
 
-static bool wrap(struct counted c, void **arg)
+/* A free slot, claimed; NULL when every slot is taken. */
+static struct slot *claim(void)
 {
     if (!atomic_load(&counting))
-        return false;
-    atomic_fetch_add(&live, 1);
-    struct counted *block = malloc(sizeof *block);
-    if (block == NULL)
-        return false;   /* counted for good: early, never late */
-    *block = c;
-    *arg = block;
-    return true;
+        return NULL;
+    for (int i = 0; i < SLOTS; i++) {
+        unsigned state = atomic_load_explicit(&slots[i].state, memory_order_relaxed);
+        if ((state & KIND) == FREE
+            && atomic_compare_exchange_strong(&slots[i].state, &state,
+                                              ((state + CLAIM) & ~KIND) | CLAIMED))
+            return &slots[i];
+    }
+    atomic_fetch_add(&uncounted, 1);
+    return NULL;
 }
 
 bool afx_live_wrap(void *(**routine)(void *), void **arg)
 {
-    if (!wrap((struct counted){ .routine = *routine, .arg = *arg }, arg))
+    struct slot *s = claim();
+    if (s == NULL)
         return false;
+    s->routine = *routine;
+    s->arg = *arg;
     *routine = trampoline;
+    *arg = s;
     return true;
 }
 
 bool afx_live_wrap_c11(int (**routine)(void *), void **arg)
 {
-    if (!wrap((struct counted){ .routine_c11 = *routine, .arg = *arg }, arg))
+    struct slot *s = claim();
+    if (s == NULL)
         return false;
+    s->routine_c11 = *routine;
+    s->arg = *arg;
     *routine = trampoline_c11;
+    *arg = s;
     return true;
 }
 
 void afx_live_unwrap(void *arg)
 {
-    free(arg);
-    atomic_fetch_sub(&live, 1);
+    struct slot *s = arg;
+    unsigned state = atomic_load_explicit(&s->state, memory_order_relaxed);
+    atomic_store_explicit(&s->state, (state & ~KIND) | FREE, memory_order_release);
 }

@@ -1,12 +1,13 @@
 /* Live threads counted without /proc (a minimal chroot, a sandbox):
  * from the first creation that finds /proc unreadable on, each thread
- * created through arenafix is counted from its creation to its end. */
+ * created through arenafix is counted from its creation until its kernel
+ * task is gone.  Threads started behind its back are not counted. */
 #ifndef AFX_LIVECOUNT_H
 #define AFX_LIVECOUNT_H
 
 #include <stdbool.h>
 
-/* Start counting (creations from now on).  False if it cannot. */
+/* Start counting (creations from now on).  True: it can. */
 bool afx_live_begin(void);
 
 /* Threads alive (the main thread and the counted ones, those being

@@ -3,6 +3,7 @@
 #ifndef AFX_MASK_H
 #define AFX_MASK_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +20,17 @@ enum { AFX_MASK_BYTES = 1024 };
  * async-signal-safe. */
 long afx_mask_before(unsigned char *buf);
 void afx_mask_after(const unsigned char *buf, long before);
+
+/* The libc functions the affinity interposers call, through pointers the
+ * dynamic linker fills when it loads the library: a first call through
+ * the PLT resolves the symbol then, and saves every register on the
+ * stack to do it (2 KiB or more), which a signal handler on a small
+ * alternate stack cannot spare. */
+extern long (*afx_syscall)(long, ...);
+extern pthread_t (*afx_pthread_self)(void);
+
+/* CPUs in a mask of SIZE bytes (no libc call, for the same reason). */
+long afx_mask_count(const void *mask, size_t size);
 
 /* The recorded mask, if any. */
 bool afx_mask_wide(const cpu_set_t **set, size_t *size);

@@ -7,17 +7,20 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <unistd.h>
 
 #include "tls.h"
 
-static struct afx_real table;
-/* UNBOUND, BOUND, or the pid of the process whose thread is binding.  A
- * child forked meanwhile (fork, or _Fork, which runs no atfork handler)
- * finds its parent's pid there, with no thread left to finish: it binds
- * itself instead of waiting for ever. */
-enum { UNBOUND = 0, BOUND = -1 };
-static atomic_int state;
+/* Binding is the same work with the same result whoever does it, so no
+ * thread waits for another: each thread that finds the table unbound
+ * binds into a slot of its own and publishes it; the first published
+ * stays.  A waiter could wait for ever: on a binder that waits for
+ * dl_load_lock held by the waiter itself (a dlopen'ed library's
+ * constructor that starts a thread while a thread arenafix never saw
+ * start binds), or on a binder a fork left behind. */
+enum { SLOTS = 8 };
+static struct afx_real slots[SLOTS];
+static atomic_uint next_slot;
+static _Atomic(const struct afx_real *) published;
 static AFX_TLS bool binding_here;
 
 struct pair {
@@ -86,7 +89,7 @@ static void *bind(const char *name, const char *const *versions)
 #define MALLOPT_VERSION "GLIBC_2.0"
 #endif
 
-static void bind_all(void)
+static void bind_all(struct afx_real *table)
 {
 #ifdef CREATE_BASE_VERSION
     static const char *const create_v[] = { "GLIBC_2.34", CREATE_BASE_VERSION, NULL };
@@ -100,59 +103,48 @@ static void bind_all(void)
     /* In libc from 2.34, in libpthread from 2.28. */
     static const char *const thrd_v[] = { "GLIBC_2.34", "GLIBC_2.28", NULL };
 
-    table.pthread_create.ptr = bind("pthread_create", create_v);
-    table.thrd_create.ptr = bind("thrd_create", thrd_v);
-    table.sched_setaffinity.ptr = bind("sched_setaffinity", sched_v);
-    table.pthread_setaffinity_np.ptr = bind("pthread_setaffinity_np", pset_v);
-    table.mallopt.ptr = bind("mallopt", mallopt_v);
-    table.libc_mallopt.ptr = bind("__libc_mallopt", mallopt_v);
+    table->pthread_create.ptr = bind("pthread_create", create_v);
+    table->thrd_create.ptr = bind("thrd_create", thrd_v);
+    table->sched_setaffinity.ptr = bind("sched_setaffinity", sched_v);
+    table->pthread_setaffinity_np.ptr = bind("pthread_setaffinity_np", pset_v);
+    table->mallopt.ptr = bind("mallopt", mallopt_v);
+    table->libc_mallopt.ptr = bind("__libc_mallopt", mallopt_v);
 #ifdef AFX_HAVE_OLD_AFFINITY
-    table.sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
-    table.pthread_setaffinity_np_old.ptr =
+    table->sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
+    table->pthread_setaffinity_np_old.ptr =
         dlvsym(RTLD_NEXT, "pthread_setaffinity_np", "GLIBC_2.3.3");
 #endif
 #ifdef AFX_HAVE_OLD_PTHREAD_CREATE
-    table.pthread_create_2_0.ptr = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.0");
+    table->pthread_create_2_0.ptr = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.0");
 #endif
 }
 
 const struct afx_real *afx_real_if_bound(void)
 {
-    return atomic_load_explicit(&state, memory_order_acquire) == BOUND ? &table : NULL;
-}
-
-static void bind_here(void)
-{
-    int saved = errno;
-    binding_here = true;
-    bind_all();
-    binding_here = false;
-    errno = saved;
-    atomic_store_explicit(&state, BOUND, memory_order_release);
+    return atomic_load_explicit(&published, memory_order_acquire);
 }
 
 const struct afx_real *afx_real(void)
 {
-    int seen = atomic_load_explicit(&state, memory_order_acquire);
-    if (seen == BOUND)
-        return &table;
+    const struct afx_real *table = atomic_load_explicit(&published, memory_order_acquire);
+    if (table != NULL)
+        return table;
     if (binding_here)
         return NULL;
-    /* getpid() is a system call (glibc >= 2.25 caches nothing): a child
-     * sees its own pid, never its parent's. */
-    int pid = getpid();
-    for (;;) {
-        if (seen == BOUND)
-            return &table;
-        if (seen != pid) {
-            /* Unbound, or left half bound by a thread of the parent. */
-            if (atomic_compare_exchange_weak(&state, &seen, pid)) {
-                bind_here();
-                return &table;
-            }
-            continue;
-        }
-        sched_yield();
-        seen = atomic_load_explicit(&state, memory_order_acquire);
+    unsigned slot = atomic_fetch_add(&next_slot, 1);
+    if (slot >= SLOTS) {
+        /* More binders at once than slots: one of them will publish. */
+        while ((table = atomic_load_explicit(&published, memory_order_acquire)) == NULL)
+            sched_yield();
+        return table;
     }
+    int saved = errno;
+    binding_here = true;
+    bind_all(&slots[slot]);
+    binding_here = false;
+    errno = saved;
+    const struct afx_real *none = NULL;
+    if (atomic_compare_exchange_strong(&published, &none, &slots[slot]))
+        return &slots[slot];
+    return none;
 }

@@ -63,12 +63,12 @@ struct afx_real {
 #endif
 };
 
-/* The table.  Bound by the constructor, or by the first call that comes
- * before it (another library's constructor); a thread that finds
- * another one binding waits for it, unless that thread was left behind
- * in the parent by a fork (then this one binds).  NULL when reached
- * while this very thread is binding (from a signal handler, or from a
- * malloc that dlsym called): the caller must then do without. */
+/* The table.  Bound at the first thread or mallopt (or by a call that
+ * comes earlier: another library's constructor); a thread that finds it
+ * unbound binds it too, and never waits for another binder (real.c says
+ * why).  NULL when reached while this very thread is binding (from a
+ * signal handler, or from a malloc that dlsym called): the caller must
+ * then do without. */
 const struct afx_real *afx_real(void);
 
 /* The table if it is bound, else NULL, without binding or waiting: for

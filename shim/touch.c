@@ -1,6 +1,7 @@
 #include "touch.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,12 +60,12 @@ __attribute__((noinline)) static void clean_stack_below(void)
  * Returns 0 or an error number. */
 static int set_own_mask(size_t size, const void *set)
 {
-    return syscall(SYS_sched_setaffinity, 0, size, set) == 0 ? 0 : errno;
+    return afx_syscall(SYS_sched_setaffinity, 0, size, set) == 0 ? 0 : errno;
 }
 
 static long count(const unsigned char *mask, size_t size)
 {
-    return CPU_COUNT_S(size, (const cpu_set_t *)mask);
+    return afx_mask_count(mask, size);
 }
 
 /* ---- born narrow: the trampoline ---------------------------------- */
@@ -255,10 +256,23 @@ int afx_touch_thrd_create(afx_thrd_create_fn *create, thrd_t *thread, thrd_start
 
 /* ---- born wide: the touch when a thread narrows itself --------------- */
 
+/* In a signal handler that runs on an alternate stack (the kernel says
+ * so): a malloc there could find the thread's own malloc interrupted, and
+ * the stack small.  The thread stays untouched: its next narrowing, in
+ * normal code, touches. */
+static bool on_alternate_stack(void)
+{
+    stack_t ss;
+    int saved = errno;
+    bool on = afx_syscall(SYS_sigaltstack, NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+    errno = saved;
+    return on;
+}
+
 void afx_touch_after_narrowing(const unsigned char *before, long cpus)
 {
     unsigned char now[AFX_MASK_BYTES];
-    if (cpus <= 0 || !afx_enter())
+    if (cpus <= 0 || on_alternate_stack() || !afx_enter())
         return;
     int saved = errno;
     long after = afx_mask_get(now);

@@ -55,7 +55,10 @@ $(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
 # creation at the moment under test).
 $(B)/test/moments: test/progs/moments.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=malloc_info \
-	    -Wl,--export-dynamic-symbol=read -o $@ $<
+	    -Wl,--export-dynamic-symbol=read -Wl,--export-dynamic-symbol=afx_ctor_go -o $@ $<
+
+$(B)/test/libctorcreate.so: test/progs/ctorcreate.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
 $(B)/test/movecpu: test/progs/movecpu.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
@@ -85,7 +88,7 @@ $(B)/test/nover: test/progs/nover.c test/progs/arenas.h $(B)/test/nover-link/lib
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(B)/test/nover-link/libafxnover.so \
 	    -Wl,-rpath,'$$ORIGIN'
 
-TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/attrthreads $(B)/test/sigflood \
+TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/libctorcreate.so $(B)/test/attrthreads $(B)/test/sigflood \
               $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so \

@@ -28,6 +28,19 @@
  *                     other, 2 threads malloc and stay, the program calls
  *                     mallopt(M_ARENA_MAX, 3), 10 more threads
  *
+ *   moments fewnoproc /proc hidden: 30 threads of which 4 malloc
+ *   moments dlopen    a timer's thread (which the library does not see
+ *                     start) makes the process's first pthread_create
+ *                     while the main thread is in dlopen, whose library's
+ *                     constructor starts a thread (dl_load_lock held)
+ *   moments cancel    a thread with a cancellation pending, holding a
+ *                     mutex, starts a thread: pthread_create is no
+ *                     cancellation point; prints came-back=yes
+ *   moments altstack  a signal handler on an alternate stack of 8192
+ *                     bytes (SIGSTKSZ before glibc 2.34) narrows its
+ *                     thread's mask, in the main thread and in another;
+ *                     prints altstack=ok
+ *
  * Each prints arenas=N, glibc's count at the end.  The hooks take effect
  * only while a creation made by the program is in progress, so they see
  * only what the library does inside pthread_create. */
@@ -38,6 +51,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +125,15 @@ static int arenas_now(int workers)
 {
     wait_attached(workers);
     return count_arenas();
+}
+
+/* Stays, without a malloc. */
+static void *idle(void *unused)
+{
+    atomic_fetch_add(&attached, 1);
+    while (sem_wait(&release) != 0)
+        ;
+    return unused;
 }
 
 /* Mallocs and ends. */
@@ -329,7 +352,7 @@ static void emfile_first(void)
     pthread_join(t, NULL);
 }
 
-static void noproc(void)
+static void hide_proc(void)
 {
     if (unshare(CLONE_NEWNS) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
         die("unshare", errno);
@@ -339,6 +362,11 @@ static void noproc(void)
         die("mounting a tmpfs over /proc", errno);
     if (access("/proc/self/stat", F_OK) == 0)
         die("/proc is still there", EEXIST);
+}
+
+static void noproc(void)
+{
+    hide_proc();
     for (int i = 0; i < 10; i++) {
         pthread_t t;
         creating = true;
@@ -354,6 +382,101 @@ static void noproc(void)
     mallopt(M_ARENA_MAX, 3);
     for (int i = 0; i < 10; i++)
         create(worker, NULL);
+}
+
+static void fewnoproc(void)
+{
+    hide_proc();
+    for (int i = 0; i < 30; i++) {
+        create(i < 4 ? worker : idle, NULL);
+        wait_attached(i + 1);
+    }
+}
+
+sem_t afx_ctor_go;
+
+static void first_call_from_timer(union sigval unused)
+{
+    (void)unused;
+    while (sem_wait(&afx_ctor_go) != 0)
+        ;
+    sleep_ms(50);
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, once, NULL);
+    if (rc == 0)
+        pthread_join(t, NULL);
+    printf("timer-create=%d\n", rc);
+}
+
+static void dlopen_while_first_call(const char *lib)
+{
+    sem_init(&afx_ctor_go, 0, 0);
+    struct sigevent ev = { .sigev_notify = SIGEV_THREAD,
+                           .sigev_notify_function = first_call_from_timer };
+    timer_t t;
+    struct itimerspec when = { .it_value.tv_nsec = 1000000 };
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0)
+        die("timer", errno);
+    if (dlopen(lib, RTLD_NOW) == NULL)
+        die(dlerror(), ENOENT);
+    sleep_ms(500);
+}
+
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+static volatile int came_back;
+
+static void *cancelled_creator(void *unused)
+{
+    pthread_mutex_lock(&held);
+    pthread_cancel(pthread_self());     /* pending: deferred */
+    pthread_t t;
+    pthread_attr_t detached;
+    pthread_attr_init(&detached);
+    pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+    pthread_create(&t, &detached, once, NULL);
+    came_back = 1;      /* nothing before here is a cancellation point */
+    pthread_mutex_unlock(&held);
+    return unused;
+}
+
+static void cancel_pending(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, cancelled_creator, NULL) != 0)
+        die("pthread_create", EAGAIN);
+    pthread_join(t, NULL);
+    printf("came-back=%s mutex=%s\n", came_back ? "yes" : "no",
+           pthread_mutex_trylock(&held) == 0 ? "free" : "held");
+}
+
+static void narrow_in_handler(int unused)
+{
+    (void)unused;
+    sched_setaffinity(0, sizeof one_cpu, &one_cpu);
+}
+
+static void *on_small_stack(void *unused)
+{
+    enum { SIZE = 8192 };
+    static char stacks[2][SIZE] __attribute__((aligned(64)));
+    static atomic_int next;
+    stack_t ss = { .ss_sp = stacks[atomic_fetch_add(&next, 1) & 1], .ss_size = SIZE };
+    struct sigaction sa = { .sa_handler = narrow_in_handler, .sa_flags = SA_ONSTACK };
+    if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
+        die("sigaltstack", errno);
+    raise(SIGUSR1);
+    sched_setaffinity(0, sizeof allowed, &allowed);
+    return unused;
+}
+
+static void altstack(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, on_small_stack, NULL) != 0)
+        die("pthread_create", EAGAIN);
+    pthread_join(t, NULL);
+    on_small_stack(NULL);
+    printf("altstack=ok\n");
 }
 
 int main(int argc, char **argv)
@@ -377,8 +500,16 @@ int main(int argc, char **argv)
         emfile_first();
     else if (strcmp(what, "noproc") == 0)
         noproc();
+    else if (strcmp(what, "fewnoproc") == 0)
+        fewnoproc();
+    else if (strcmp(what, "dlopen") == 0 && argc > 2)
+        dlopen_while_first_call(argv[2]);
+    else if (strcmp(what, "cancel") == 0)
+        cancel_pending();
+    else if (strcmp(what, "altstack") == 0)
+        altstack();
     else
-        die("usage: moments race|readers|fork|emfile|emfile-first|noproc", EINVAL);
+        die("usage: moments race|readers|fork|emfile|emfile-first|noproc|fewnoproc|dlopen LIB|cancel|altstack", EINVAL);
     /* Counted before the threads end: an arena outlives its thread, but
      * this is the count while they all run. */
     int n = arenas_now(atomic_load(&nthreads));
