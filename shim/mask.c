@@ -41,7 +41,10 @@ long afx_mask_count(const void *mask, size_t size)
     for (size_t i = 0; i + sizeof(unsigned long) <= size; i += sizeof(unsigned long)) {
         unsigned long word;
         __builtin_memcpy(&word, (const unsigned char *)mask + i, sizeof word);
-        n += __builtin_popcountl(word);
+        /* Most of a mask is zeros: no count for them (a library call
+         * where the compiler may not use popcnt). */
+        if (word != 0)
+            n += __builtin_popcountl(word);
     }
     return n;
 }
@@ -57,7 +60,7 @@ static long get_mask(unsigned char *buf, size_t size)
     if (got <= 0)
         return -1;
     __builtin_memset(buf + got, 0, size - (size_t)got);
-    return afx_mask_count(buf, size);
+    return afx_mask_count(buf, (size_t)got);
 }
 
 long afx_mask_get(unsigned char *buf)
