@@ -31,9 +31,15 @@ $(B)/shim/%.o: shim/%.c | $(B)/shim
 $(B)/shim:
 	mkdir -p $@
 
+# Bound lazily whatever a distribution's flags ask (-z now: Debian's
+# hardening=+all, Fedora's): every process on a host with the library in
+# /etc/ld.so.preload would resolve all of its imports at load, 1.35 times
+# an empty preload's instructions for /bin/true where 1.14 is the floor
+# (docs/benchmarks.md).  What must not bind lazily (the affinity
+# interposers, in signal handlers) goes through pointers filled at load.
 $(SHIM_LIB): $(SHIM_OBJ) $(SHIM_MAP)
 	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs \
-	    -Wl,--as-needed -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+	    -Wl,--as-needed -Wl,-z,lazy -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
 
 .PHONY: install-shim uninstall-shim
 install: install-shim
