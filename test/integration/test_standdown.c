@@ -204,6 +204,13 @@ END_TEST
  * mode must still say it cannot help this thread's children. */
 START_TEST(same_count_move_is_no_narrowing)
 {
+    if (afx_emulated()) {
+        afx_skip("a move from one CPU to another",
+                 "under an emulator: qemu-user reports the thread on both CPUs after the "
+                 "program's unseen narrowing (\"this thread sees 2\"), with or without the "
+                 "fix (run natively)");
+        return;
+    }
     const char *env[] = { "ARENAFIX_MODE=touch", "ARENAFIX_VERBOSE=1", NULL };
     afx_run(&c, &afx_glibcs[0], afx_testlib, env, "movecpu", NULL);
     if (c.status == 77) {
