@@ -63,11 +63,6 @@ static int set_own_mask(size_t size, const void *set)
     return afx_syscall(SYS_sched_setaffinity, 0, size, set) == 0 ? 0 : errno;
 }
 
-static long count(const unsigned char *mask, size_t size)
-{
-    return afx_mask_count(mask, size);
-}
-
 /* ---- born narrow: the trampoline ---------------------------------- */
 
 /* Allocated by the creator, freed by the thread before its routine
@@ -131,16 +126,15 @@ static bool birth_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigne
     return found;
 }
 
-/* CPUs of WIDE (AFX_MASK_BYTES) that SET also has.  Counted by glibc's
- * CPU_COUNT_S, a word at a time: a count per byte is a library call per
- * byte where the compiler may not use popcnt (21,000 instructions a
- * thread). */
+/* CPUs of WIDE (AFX_MASK_BYTES) that SET also has.  Counted a word at a
+ * time (afx_mask_count): a count per byte is a library call per byte
+ * where the compiler may not use popcnt (21,000 instructions a thread). */
 static long common(const unsigned char *wide, const unsigned char *set, size_t size)
 {
     unsigned char both[AFX_MASK_BYTES] = { 0 };
     for (size_t i = 0; i < AFX_MASK_BYTES && i < size; i++)
         both[i] = wide[i] & set[i];
-    return count(both, sizeof both);
+    return afx_mask_count(both, sizeof both);
 }
 
 /* The block for a thread that would be born on a mask narrower than the
@@ -162,7 +156,7 @@ static struct start *block_if_born_narrow(const pthread_attr_t *attr, bool attr_
     if (!known || !has_set)
         creator = afx_mask_get(mine);
     const unsigned char *wide = known ? (const unsigned char *)recorded : mine;
-    long wide_cpus = known || creator >= 0 ? count(wide, AFX_MASK_BYTES) : -1;
+    long wide_cpus = known || creator >= 0 ? afx_mask_count(wide, AFX_MASK_BYTES) : -1;
     long born_cpus = has_set ? common(wide, set, size) : creator;
     struct start *s = NULL;
     if (wide_cpus > 0 && born_cpus >= 0 && born_cpus < wide_cpus
