@@ -39,7 +39,7 @@ AFX_NOTHING :=
 ARENAFIX_AFFECTED_GLIBC ?= $(subst $(AFX_NOTHING) $(AFX_NOTHING),:,$(abspath $(AFX_AFFECTED_DIRS)))
 export ARENAFIX_AFFECTED_GLIBC
 
-.PHONY: all deps demo check check-all bench install uninstall clean
+.PHONY: all deps demo check check-slow check-all bench install uninstall clean
 all:
 
 # Install the Debian packages the build and tests need (or say how).
@@ -47,6 +47,7 @@ deps:
 	sh test/deps.sh
 	sh test/deb/build-deps.sh
 
+include common/common.mk
 include shim/shim.mk
 -include test/test.mk
 -include test/cost/cost.mk
@@ -63,15 +64,21 @@ include shim/shim.mk
 -include test/cross/cross.mk
 -include rpm/rpm.mk
 
-# make check runs every suite but the packaging one, which installs
-# packages on the machine (make check-deb; .ci/run runs it too).
-check: check-hard check-vm
-
-# Every suite, as CI runs them: make check, then the ones that install
-# packages (check-deb), build for other systems and architectures
-# (check-rpm, check-cross) and boot the emulated affected Debian host
-# (check-host, as root).  About 20 minutes on a 2-CPU machine.
-check-all: check check-deb check-rpm check-cross check-host
+# Three tiers (test/README.md lists every suite, what it needs and how
+# long it takes):
+#   make check       the fast tier, after every change: unit, integration
+#                    (system glibc and the first affected one), command,
+#                    benchmark, man pages, exports, real programs, the
+#                    mutation list; about two minutes on 2 CPUs.
+#   make check-slow  adds the proofs on every other affected glibc
+#                    (check-releases), the hardening suite (sanitizers,
+#                    fuzzing, attacks) and the emulated 16-CPU host.
+#   make check-all   adds packaging (check-deb installs packages),
+#                    RPM and cross builds and the emulated affected Debian
+#                    host (check-host, as root): what CI runs, the
+#                    README's test command.
+check-slow: check check-releases check-hard check-vm
+check-all: check-slow check-deb check-rpm check-cross check-host
 
 $(B):
 	mkdir -p $@

@@ -6,14 +6,14 @@
 
 BENCH_BIN  := $(B)/bench/arenafix-bench
 BENCH_LIB  := model options placement pin workloads env runner stats report plot
-# cli/json.c: the JSON quoting the command's reports use too.
-BENCH_OBJ  := $(BENCH_LIB:%=$(B)/bench/%.o) $(B)/bench/cli-json.o
+BENCH_OBJ  := $(BENCH_LIB:%=$(B)/bench/%.o)
 BENCH_TESTS := $(B)/bench/tests/bench-tests
 
 HWLOC_CFLAGS = $(shell $(PKG_CONFIG) --cflags hwloc)
 HWLOC_LIBS   = $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
-# test/progs/arenas.h: the one arena counter the test programs use too.
-BENCH_CFLAGS = $(AFX_CFLAGS) -pthread -MMD -MP -Itest/progs -Icli $(HWLOC_CFLAGS) \
+# common/: the arena counter, the fixed glibc's rule and the JSON writer
+# the library, the command and the tests use too.
+BENCH_CFLAGS = $(AFX_CFLAGS) -pthread -MMD -MP -Icommon $(HWLOC_CFLAGS) \
                -DAFB_SHIM_PATH='"$(PKGLIBDIR)/libarenafix.so"'
 BENCH_LIBS   = $(HWLOC_LIBS) -pthread -lm
 
@@ -33,10 +33,7 @@ $(B)/bench $(B)/bench/tests:
 $(B)/bench/%.o: bench/%.c | $(B)/bench
 	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/bench/cli-json.o: cli/json.c | $(B)/bench
-	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(CFLAGS) -c $< -o $@
-
-$(BENCH_BIN): $(BENCH_OBJ) $(B)/bench/main.o
+$(BENCH_BIN): $(BENCH_OBJ) $(B)/bench/main.o $(COMMON_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
 
 # Five repeats: the churn ratios are percent-sized, medians of three are
@@ -55,7 +52,7 @@ $(B)/bench/tests/%.o: bench/tests/%.c | $(B)/bench/tests
 	    -DAFB_TEST_DIR='"$(abspath bench/tests)"' $(CFLAGS) -c $< -o $@
 
 BENCH_TEST_OBJ := $(patsubst bench/tests/%.c,$(B)/bench/tests/%.o,$(wildcard bench/tests/*.c))
-$(BENCH_TESTS): $(BENCH_TEST_OBJ) $(BENCH_OBJ)
+$(BENCH_TESTS): $(BENCH_TEST_OBJ) $(BENCH_OBJ) $(COMMON_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(BENCH_LIBS)
 
 # The shim too: with it and an affected glibc the tests check the arena

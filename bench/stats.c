@@ -1,6 +1,8 @@
 /* Statistics and targets (stats.h). */
 #include "stats.h"
 
+#include "arenarule.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +89,7 @@ static int add(struct afb_check *out, int n, int max, int verdict, double value,
 
 int afb_fixed_arenas(int threads, int online_cpus)
 {
-    int limit = (sizeof(long) == 8 ? 8 : 2) * online_cpus;
-    return threads + 1 < limit ? threads + 1 : limit;
+    return (int)afx_fixed_glibc_arenas(threads, online_cpus);
 }
 
 /* Arena count with the shim equals a fixed glibc's, every pinned run.

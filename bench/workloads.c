@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arenas.h"
+#include "arenacount.h"
 #include "pin.h"
 
 long afb_default_iterations(enum afb_workload w)
@@ -313,7 +313,7 @@ int afb_job_run(const struct afb_job *job, struct afb_metrics *out, char *err, s
         .wall_ms = wall,
         .ops_per_s = ops_of(job) / (wall / 1e3),
         .thread_avg_ms = sum_ms / n,
-        .arenas = count_arenas(),
+        .arenas = (double)afx_count_arenas(),
         .lockwaits = sum_cs / n,
         .minflt = (double)ru.ru_minflt,
         .maxrss_kb = (double)ru.ru_maxrss,

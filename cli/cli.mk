@@ -1,11 +1,14 @@
-# build/cli/arenafix: the command.  Its tests are in test/cli/.
+# build/cli/arenafix: the command (cli/README.md maps its parts).  Its
+# tests are in test/cli/.
+#
+# Every object but main's goes into one static library, which the
+# command and its tests link: a file added, split or moved is in both.
 
-CLI_SRC := $(wildcard cli/*.c)
-# Pure parsers shared with the library: one definition of the shim's
-# settings and of a sysfs cpulist.
-CLI_SHARED := shim/config.c shim/sysparse.c shim/usersettings.c
-CLI_OBJ := $(CLI_SRC:cli/%.c=$(B)/cli/%.o) $(CLI_SHARED:shim/%.c=$(B)/cli/shim-%.o)
-CLI_BIN := $(B)/cli/arenafix
+CLI_SRC  := $(wildcard cli/*.c cli/*/*.c)
+CLI_MAIN := cli/arenafix.c
+CLI_OBJ  := $(CLI_SRC:cli/%.c=$(B)/cli/%.o)
+CLI_AR   := $(B)/cli/libarenafix-cli.a
+CLI_BIN  := $(B)/cli/arenafix
 
 # Where the installed command finds the installed library.  When that is
 # the multiarch directory, LD_PRELOAD gets a literal $LIB (ld.so expands
@@ -15,7 +18,7 @@ CLI_LIB_ENTRY := $(if $(and $(MULTIARCH),$(filter $(PREFIX)/lib/$(MULTIARCH)/are
 # Where the command run from the build tree finds the build's library:
 # SHIM_LIB relative to $(B)/cli (a cross build puts both in its B).
 CLI_BUILD_LIB := $(shell realpath -m --relative-to=$(B)/cli $(SHIM_LIB))
-CLI_CFLAGS := $(AFX_CFLAGS) -Ishim -MMD -MP -pthread \
+CLI_CFLAGS := $(AFX_CFLAGS) -Icli -Icommon -MMD -MP -pthread \
               -DAFX_PKGLIBDIR='"$(PKGLIBDIR)"' -DAFX_PRELOAD_ENTRY='"$(CLI_LIB_ENTRY)"' \
               -DAFX_BUILD_LIBRARY='"$(CLI_BUILD_LIB)"'
 
@@ -35,15 +38,17 @@ FORCE:
 $(B)/cli/library.o: $(B)/cli/paths.stamp
 
 $(B)/cli/%.o: cli/%.c | $(B)/cli
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/cli/shim-%.o: shim/%.c | $(B)/cli
-	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(CFLAGS) -c $< -o $@
+$(CLI_AR): $(filter-out $(B)/cli/arenafix.o,$(CLI_OBJ))
+	rm -f $@
+	$(AR) rcs $@ $^
 
-$(CLI_BIN): $(CLI_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(CLI_OBJ)
+$(CLI_BIN): $(B)/cli/arenafix.o $(CLI_AR) $(COMMON_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^
 
--include $(wildcard $(B)/cli/*.d)
+-include $(wildcard $(B)/cli/*.d $(B)/cli/*/*.d)
 
 .PHONY: install-cli uninstall-cli
 install: install-cli
@@ -58,12 +63,13 @@ uninstall-cli:
 
 # ---- make check-cli: the command run for real (test/cli/) ------------
 CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
-CLI_TEST_PURE := cli/preload.c cli/hostinfo.c cli/readfile.c cli/json.c cli/procmaps.c cli/verdict.c cli/unitfile.c \
-                 cli/escape.c cli/procstatus.c cli/procenv.c cli/heaps.c cli/probejudge.c cli/mappedfile.c cli/probefilter.c cli/proclimits.c \
-                 shim/sysparse.c shim/config.c shim/usersettings.c
 
-$(B)/test/cli-tests: $(CLI_TEST_SRC) $(CLI_TEST_PURE) test/cli/harness.h test/progs/loader.h test/progs/emulated.h | $(B)/test
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Ishim -Itest/progs $(CFLAGS) -o $@ $(CLI_TEST_SRC) $(CLI_TEST_PURE) $(CHECK_LIBS)
+# The tests call the command's own functions from its library (the
+# linker takes the objects they need) and run the built command.
+$(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/progs/emulated.h test/progs/suiterun.h \
+                     $(CLI_AR) $(COMMON_LIB) | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) -o $@ $(CLI_TEST_SRC) \
+	    $(CLI_AR) $(COMMON_LIB) $(CHECK_LIBS)
 
 # No preload reaches a static program: the wrapper must warn about it.
 $(B)/test/cli-static: test/cli/static.c | $(B)/test
@@ -84,12 +90,12 @@ hard-build: $(CLI_BIN) $(B)/test/hostile
 
 # The fuzz targets of the command's readers of what a process controls
 # (test/hard/hard.mk builds them) include the files they test.
-$(B)/fuzz/fuzz_maps: cli/procmaps.c cli/procmaps.h
-$(B)/fuzz/fuzz_procstatus: cli/procstatus.c cli/procstatus.h cli/procenv.c cli/procenv.h
-$(B)/fuzz/fuzz_text: cli/escape.c cli/escape.h cli/json.c cli/json.h
+$(B)/fuzz/fuzz_maps: cli/proc/procmaps.c cli/proc/procmaps.h
+$(B)/fuzz/fuzz_procstatus: cli/proc/procstatus.c cli/proc/procstatus.h cli/proc/procenv.c cli/proc/procenv.h
+$(B)/fuzz/fuzz_text: cli/escape.c cli/escape.h common/json.c common/json.h
 
 .PHONY: check-cli
 check: check-cli
 check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
            $(B)/real/countarenas.so $(B)/test/cli-tests
-	AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests
+	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "preload.h"
-#include "rootdir.h"
+#include "enable/rootdir.h"
 #include "selfexe.h"
 
 /* Set by cli.mk from the install directories.  AFX_PRELOAD_ENTRY has a

@@ -7,8 +7,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "mappedfile.h"
-#include "procmaps.h"
+#include "proc/mappedfile.h"
+#include "proc/procmaps.h"
 #include "readfile.h"
 
 static void feed(void *m, const char *piece, size_t len)

@@ -6,12 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arenarule.h"
 #include "config.h"
 #include "usersettings.h"
 
-/* Arenas per CPU in glibc's default limit (NARENAS_FROM_NCORES), and so
- * its default arena_test (NARENAS_FROM_NCORES (1)). */
-#define AFX_ARENAS_PER_CPU (sizeof(long) == 4 ? 2L : 8L)
 
 struct afx_facts {
     struct afx_config cfg;

@@ -1,17 +1,19 @@
-# make check: the unit tests of the pure code and the integration tests
-# that run test programs with the real preload.  Other parts add their
-# own suites with `check: check-PART`.
+# make check (the fast tier): the unit tests of the pure code and the
+# integration tests that run test programs with the real preload, on
+# the system glibc and the first affected one; make check-releases (in
+# check-slow) runs the same tests on every other affected glibc.  Other
+# parts add their own suites with `check: check-PART`.
 
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
-TEST_CFLAGS  := $(AFX_CFLAGS) -O2 -g -pthread -MMD -MP
+TEST_CFLAGS  := $(AFX_CFLAGS) -Icommon -O2 -g -pthread -MMD -MP
 
 # The library under test: the build's, or an installed one
 # (ARENAFIX_TESTLIB=/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so).
 ARENAFIX_TESTLIB ?= $(abspath $(SHIM_LIB))
 export ARENAFIX_TESTLIB
 
-.PHONY: check check-unit check-shim test-progs
+.PHONY: check check-unit check-shim check-releases test-progs
 check: check-unit check-shim
 
 $(B)/test:
@@ -97,14 +99,22 @@ test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------
 INTEG_SRC := $(wildcard test/integration/*.c)
-$(B)/test/integration: $(INTEG_SRC) test/integration/harness.h test/progs/loader.h test/progs/emulated.h | $(B)/test
+$(B)/test/integration: $(INTEG_SRC) test/integration/harness.h common/loader.h test/progs/emulated.h \
+                       test/progs/suiterun.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Itest/progs -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \
 	    -o $@ $(INTEG_SRC) $(CHECK_LIBS)
 
 # The build's library is built only when it is the one under test.
-check-shim: $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(TEST_PROGS) \
-            $(B)/test/integration
-	AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
+# Suites run AFX_TEST_JOBS at a time (test/progs/suiterun.h): most of
+# their time is spent waiting for children.
+AFX_TEST_JOBS ?= 4
+INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(TEST_PROGS) \
+               $(B)/test/integration
+check-shim: $(INTEG_NEEDS)
+	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
+
+check-releases: $(INTEG_NEEDS)
+	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=rest AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
 
 # ---- what the library exports and needs --------------------------------
 # Only the interposers, under the versions they stand in for; no library

@@ -2,19 +2,15 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "suiterun.h"
 
 int main(void)
 {
-    SRunner *sr = srunner_create(pure_suite());
-    srunner_add_suite(sr, hostile_suite());
-    srunner_add_suite(sr, wrap_suite());
-    srunner_add_suite(sr, probe_suite());
-    srunner_add_suite(sr, inspect_suite());
-    srunner_add_suite(sr, scan_suite());
-    srunner_add_suite(sr, enable_suite());
-    srunner_add_suite(sr, unitfile_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    /* The long ones first: with AFX_TEST_JOBS they start at once. */
+    static const afx_suite_maker suites[] = {
+        scan_suite, probe_suite, enable_suite, inspect_suite,
+        wrap_suite, hostile_suite, pure_suite, unitfile_suite,
+    };
+    int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]));
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

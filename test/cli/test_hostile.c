@@ -8,13 +8,13 @@
 
 #include "escape.h"
 #include "harness.h"
-#include "heaps.h"
+#include "proc/heaps.h"
 #include "json.h"
-#include "probe.h"
-#include "procenv.h"
-#include "procmaps.h"
-#include "procstatus.h"
-#include "verdict.h"
+#include "probe/probe.h"
+#include "proc/procenv.h"
+#include "proc/procmaps.h"
+#include "proc/procstatus.h"
+#include "inspect/verdict.h"
 
 static char *quoted(const char *s)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "probefilter.h"
+#include "probe/probefilter.h"
 
 START_TEST(system_glibc_not_affected)
 {

@@ -8,10 +8,10 @@
 #include "hostinfo.h"
 #include "json.h"
 #include "preload.h"
-#include "proclimits.h"
-#include "procmaps.h"
-#include "procstatus.h"
-#include "verdict.h"
+#include "probe/proclimits.h"
+#include "proc/procmaps.h"
+#include "proc/procstatus.h"
+#include "inspect/verdict.h"
 
 START_TEST(preload_append)
 {

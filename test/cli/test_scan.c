@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "procstatus.h"
-#include "verdict.h"
+#include "proc/procstatus.h"
+#include "inspect/verdict.h"
 
 /* ---- the text report ---------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* The unit-file reader (cli/unitfile.c) and the library path check
+/* The unit-file reader (cli/enable/unitfile.c) and the library path check
  * (cli/preload.c), as pure functions.  The expected values are what
  * systemd 252 gives (test_enable.c asks systemd itself where it can). */
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "harness.h"
 #include "preload.h"
-#include "unitfile.h"
+#include "enable/unitfile.h"
 
 struct env_case {
     const char *text;

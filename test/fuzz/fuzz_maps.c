@@ -1,4 +1,4 @@
-/* libFuzzer target: inspect's reader of /proc/PID/maps (cli/procmaps.c),
+/* libFuzzer target: inspect's reader of /proc/PID/maps (cli/proc/procmaps.c),
  * input a process controls through its mappings and file names.
  *
  * Oracles, beyond ASan and UBSan:
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/procmaps.c"
+#include "../../cli/proc/procmaps.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* libFuzzer target: inspect's readers of /proc/PID/status, environ and
- * auxv (cli/procstatus.c, cli/procenv.c), input a process controls
+ * auxv (cli/proc/procstatus.c, cli/proc/procenv.c), input a process controls
  * through its name, its credentials and its environment.
  *
  * Oracles, beyond ASan and UBSan:
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/procenv.c"
-#include "../../cli/procstatus.c"
+#include "../../cli/proc/procenv.c"
+#include "../../cli/proc/procstatus.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* libFuzzer target: what the command prints of a process's text
- * (cli/escape.c for the terminal, cli/json.c for --json).
+ * (cli/escape.c for the terminal, common/json.c for --json).
  *
  * Oracles, beyond ASan and UBSan:
  *   - the terminal's copy is printable ASCII only, and unescapes back to
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../../cli/escape.c"
-#include "../../cli/json.c"
+#include "../../common/json.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer target: the unit-file reader of arenafix enable (cli/unitfile.c),
+/* libFuzzer target: the unit-file reader of arenafix enable (cli/enable/unitfile.c),
  * the reader of `systemctl show`, unit names and the library path check
  * (cli/preload.c): input a unit file's owner or a local user controls.
  *

@@ -20,9 +20,9 @@ export FUZZ_MAPS_MAX_LEN
 # The sanitizer runtimes a preload needs in front of it.
 ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
 
-HARD_CFLAGS := $(AFX_CFLAGS) -O1 -g -pthread -fno-omit-frame-pointer
+HARD_CFLAGS := $(AFX_CFLAGS) -Icommon -O1 -g -pthread -fno-omit-frame-pointer
 # The shim's own flags (shim.mk), for the sanitizer builds of it.
-HARD_SHIM_CFLAGS := $(AFX_CFLAGS) -O1 -g -fPIC -fvisibility=hidden -fexceptions \
+HARD_SHIM_CFLAGS := $(AFX_CFLAGS) -Ishim -Icommon -O1 -g -fPIC -fvisibility=hidden -fexceptions \
                     -fno-omit-frame-pointer
 SAN_ASAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SAN_UBSAN := -fsanitize=undefined -fno-sanitize-recover=all
@@ -74,18 +74,18 @@ $(HARD)/tsan/%: test/hard/progs/%.c test/progs/arenas.h | $(HARD)/tsan
 	$(CC) $(HARD_CFLAGS) $(SAN_TSAN) -o $@ $< -ldl
 
 $(HARD)/asan/unit: $(UNIT_SRC) $(SHIM_PURE) | $(HARD)/asan
-	$(CC) $(HARD_CFLAGS) $(SAN_ASAN) $(CHECK_CFLAGS) -Ishim -o $@ $(UNIT_SRC) $(SHIM_PURE) $(CHECK_LIBS)
+	$(CC) $(HARD_CFLAGS) $(SAN_ASAN) $(CHECK_CFLAGS) -Ishim -Icommon -o $@ $(UNIT_SRC) $(SHIM_PURE) $(CHECK_LIBS)
 
 # ---- fuzz targets (clang's libFuzzer) ---------------------------------
 FUZZ_CFLAGS := $(AFX_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
-               -fno-sanitize-recover=undefined -Ishim
+               -fno-sanitize-recover=undefined -Ishim -Icommon
 # The unit-file reader is the command's: built with its sources.
-$(FUZZ_DIR)/fuzz_unitfile: test/fuzz/fuzz_unitfile.c cli/unitfile.c cli/preload.c cli/unitfile.h \
+$(FUZZ_DIR)/fuzz_unitfile: test/fuzz/fuzz_unitfile.c cli/enable/unitfile.c cli/preload.c cli/enable/unitfile.h \
                            cli/preload.h | $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icli -o $@ test/fuzz/fuzz_unitfile.c cli/unitfile.c cli/preload.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icli -Icli/enable -o $@ test/fuzz/fuzz_unitfile.c cli/enable/unitfile.c cli/preload.c
 
-$(FUZZ_DIR)/fuzz_%: test/fuzz/fuzz_%.c $(SHIM_PURE) shim/sysparse.h shim/usersettings.h \
-                    shim/config.h shim/policy.h | $(FUZZ_DIR)
+$(FUZZ_DIR)/fuzz_%: test/fuzz/fuzz_%.c $(SHIM_PURE) common/sysparse.h common/usersettings.h \
+                    common/config.h shim/policy.h | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(SHIM_PURE)
 
 # ---- running ------------------------------------------------------------

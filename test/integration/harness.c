@@ -21,14 +21,9 @@ int afx_nglibcs;
 long afx_online;
 int afx_skipped;
 
-/* The fixed glibc's limit, AFX_PER_CPU x online CPUs, applies only once
- * more than arena_test (AFX_PER_CPU) arenas exist. */
 long afx_fixed_arenas(int threads)
 {
-    long limit = afx_online * AFX_PER_CPU;
-    if (limit < AFX_PER_CPU + 1)
-        limit = AFX_PER_CPU + 1;
-    return threads + 1 < limit ? threads + 1 : limit;
+    return afx_fixed_glibc_arenas(threads, afx_online);
 }
 
 int afx_nproving(void)

@@ -6,6 +6,8 @@
 #include <check.h>
 #include <stdbool.h>
 
+#include "arenarule.h"
+
 struct child {
     int status;             /* exit status, or 128 + signal */
     char out[16384];
@@ -35,8 +37,8 @@ int afx_nproving(void);
 const struct glibc *afx_proving(int i);
 
 /* glibc's arenas per CPU (NARENAS_FROM_NCORES), and so its default
- * arena_test: 8 on 64-bit, 2 on 32-bit. */
-enum { AFX_PER_CPU = sizeof(long) == 4 ? 2 : 8 };
+ * arena_test: 8 on 64-bit, 2 on 32-bit (common/arenarule.h). */
+enum { AFX_PER_CPU = (int)AFX_ARENAS_PER_CPU };
 
 /* Threads the arena tests start; the count the bug gives them (a thread
  * pinned to one CPU fixes the limit at AFX_PER_CPU when arena_test + 1

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "suiterun.h"
 
 /* Read the online CPU count without the code under test. */
 static long online_cpus(void)
@@ -151,14 +152,29 @@ not_used:
     }
 }
 
-/* ARENAFIX_AFFECTED_GLIBC (DIR[:DIR...]), then the cross package. */
+/* ARENAFIX_AFFECTED_GLIBC (DIR[:DIR...]), then the cross package.
+ * AFX_PROOF_GLIBCS=first keeps only the first named (make check, the
+ * fast tier), =rest all the others (make check-releases). */
 static void find_affected(void)
 {
     const char *list = getenv("ARENAFIX_AFFECTED_GLIBC");
+    const char *which = getenv("AFX_PROOF_GLIBCS");
+    bool first = which != NULL && strcmp(which, "first") == 0;
+    bool rest = which != NULL && strcmp(which, "rest") == 0;
+    int named = 0;
     if (list != NULL) {
         char *copy = strdup(list), *save = NULL;
-        for (char *dir = strtok_r(copy, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save))
+        for (char *dir = strtok_r(copy, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
+            named++;
+            if ((first && named > 1) || (rest && named == 1))
+                continue;
             add_affected(dir, true);
+        }
+    }
+    if (first && named > 0) {
+        printf("fast tier: the proofs run on the first affected glibc named of %d; "
+               "make check-releases runs the others\n", named);
+        return;
     }
 #ifdef CROSS_GLIBC
     if (access(CROSS_GLIBC "/libc.so.6", R_OK) == 0
@@ -202,17 +218,11 @@ int main(void)
         printf(" %s", afx_proving(i)->name);
     printf("\n");
 
-    SRunner *sr = srunner_create(arenas_suite());
-    srunner_add_suite(sr, standdown_suite());
-    srunner_add_suite(sr, semantics_suite());
-    srunner_add_suite(sr, cost_suite());
-    srunner_add_suite(sr, fidelity_suite());
-    srunner_add_suite(sr, settings_suite());
-    srunner_add_suite(sr, touch_suite());
-    srunner_add_suite(sr, moments_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    static const afx_suite_maker suites[] = {
+        arenas_suite, standdown_suite, semantics_suite, cost_suite,
+        fidelity_suite, settings_suite, touch_suite, moments_suite,
+    };
+    int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]));
     if (afx_skipped > 0)
         printf("%d group(s) of tests skipped: see the SKIP lines above\n", afx_skipped);
     if (unusable > 0)

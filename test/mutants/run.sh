@@ -56,9 +56,11 @@ tree=$work/tree
 logs=$work/logs
 # The parts a mutant may change, by the folder of its file: the suites
 # that test that part, in order, and what to rebuild first.
+# common/ is built into both, so both parts' suites test it.
 declare -A part_suites=([shim]="check-exports check-unit check-shim check-real"
-                        [cli]="check-cli check-attack")
-declare -A part_build=([shim]=shim/libarenafix.so [cli]=build/cli/arenafix)
+                        [cli]="check-cli check-attack"
+                        [common]="check-exports check-unit check-shim check-real check-cli check-attack")
+declare -A part_build=([shim]=shim/libarenafix.so [cli]=build/cli/arenafix [common]=mutants-build-common)
 
 # The outer make's flags and command-line variables (an installed
 # ARENAFIX_TESTLIB, say) must not reach the make that runs in the copy.
@@ -116,7 +118,7 @@ finish_entry() {
     done
     local part=${entry[file]%%/*}
     if [ "$part" = "${entry[file]}" ] || [ -z "${part_suites[$part]:-}" ]; then
-        list_error "$entry_line" "file ${entry[file]} is not under shim/ or cli/"
+        list_error "$entry_line" "file ${entry[file]} is not under shim/, cli/ or common/"
     fi
     ids+=("${entry[id]}")
     files+=("${entry[file]}")

@@ -1,4 +1,5 @@
-/* Shared by the test programs: count glibc malloc arenas. */
+/* Shared by the test programs: count glibc malloc arenas, clean the
+ * stack, pick a CPU. */
 #ifndef AFX_TEST_ARENAS_H
 #define AFX_TEST_ARENAS_H
 
@@ -9,21 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One "<heap nr=" element per arena in malloc_info's XML. */
+#include "../../common/arenacount.h"
+
+/* The project's one arena counter (common/arenacount.h), as an int. */
 static inline int count_arenas(void)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return -1;
-    malloc_info(0, f);
-    fclose(f);
-    int n = 0;
-    for (const char *p = buf; (p = strstr(p, "<heap nr=")) != NULL; p++)
-        n++;
-    free(buf);
-    return n;
+    return (int)afx_count_arenas();
 }
 
 /* glibc 2.35 as released counts a thread's CPUs over the whole 4 KiB

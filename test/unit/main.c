@@ -1,4 +1,4 @@
-/* Unit tests of the shim's pure code: the parsers and the decision. */
+/* Unit tests of the pure code: the parsers, the decision, the arena rule. */
 #include <check.h>
 #include <stdlib.h>
 
@@ -10,6 +10,7 @@ int main(void)
     srunner_add_suite(sr, usersettings_suite());
     srunner_add_suite(sr, config_suite());
     srunner_add_suite(sr, policy_suite());
+    srunner_add_suite(sr, arenas_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

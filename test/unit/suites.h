@@ -7,5 +7,6 @@ Suite *sysparse_suite(void);
 Suite *usersettings_suite(void);
 Suite *config_suite(void);
 Suite *policy_suite(void);
+Suite *arenas_suite(void);
 
 #endif

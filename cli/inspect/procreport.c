@@ -11,8 +11,8 @@
 
 #include "cli.h"
 #include "json.h"
-#include "mappedfile.h"
-#include "procstatus.h"
+#include "proc/mappedfile.h"
+#include "proc/procstatus.h"
 #include "readfile.h"
 
 /* The kernel keeps 16 bytes of a name; anything longer is not comm. */
@@ -178,7 +178,7 @@ int afx_report_read(struct afx_report *r, const char **what)
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
 
     afx_read_threads(r->pid, r->host.online, &r->threads);
-    r->exact = afx_count_arenas(dir, &r->maps);
+    r->exact = afx_count_target_arenas(dir, &r->maps);
     afx_read_env(dir, &r->env);
     glibc_version(r);
     return 0;

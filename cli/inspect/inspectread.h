@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "procenv.h"
-#include "procmaps.h"
+#include "proc/procenv.h"
+#include "proc/procmaps.h"
 
 /* When a process's main thread has exited (pthread_exit in main) while
  * others run on, its /proc/PID/maps, mem, environ and auxv are empty:
@@ -30,7 +30,7 @@ void afx_read_threads(long pid, long online, struct afx_threads *t);
 /* Arenas from the heap headers in DIR/mem: main's and one per first
  * heap (heaps.h).  -1 if the memory cannot be read, or not all heaps
  * were kept. */
-long afx_count_arenas(const char *dir, const struct afx_maps *m);
+long afx_count_target_arenas(const char *dir, const struct afx_maps *m);
 
 /* Its initial environment and auxiliary vector (DIR/environ, DIR/auxv):
  * the settings glibc and libarenafix took from them (defaults where

@@ -17,12 +17,12 @@
 
 #include "cli.h"
 #include "escape.h"
-#include "glibctrust.h"
+#include "probe/glibctrust.h"
 #include "json.h"
-#include "mappedfile.h"
-#include "probe.h"
+#include "proc/mappedfile.h"
+#include "probe/probe.h"
 #include "procreport.h"
-#include "procstatus.h"
+#include "proc/procstatus.h"
 #include "readfile.h"
 #include "selfexe.h"
 

@@ -19,29 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arenacount.h"
 #include "cli.h"
 
 static bool pin;
 static cpu_set_t one_cpu;
 static pthread_barrier_t all_attached;
 static int seen_cpus;
-
-/* One "<heap nr=" element per arena in malloc_info's report. */
-static int count_arenas(void)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return -1;
-    malloc_info(0, f);
-    fclose(f);
-    int n = 0;
-    for (const char *p = buf; p != NULL && (p = strstr(p, "<heap nr=")) != NULL; p++)
-        n++;
-    free(buf);
-    return n;
-}
 
 static void *worker(void *arg)
 {
@@ -102,6 +86,6 @@ int afx_cmd_probe_child(int argc, char **argv)
         afx_error("probe: a thread could not pin itself");
         return AFX_EXIT_FAIL;
     }
-    printf("arenas=%d glibc=%s sees=%d\n", count_arenas(), gnu_get_libc_version(), seen_cpus);
+    printf("arenas=%d glibc=%s sees=%d\n", (int)afx_count_arenas(), gnu_get_libc_version(), seen_cpus);
     return AFX_EXIT_OK;
 }

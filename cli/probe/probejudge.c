@@ -1,28 +1,22 @@
 #include <stdio.h>
 
+#include "arenarule.h"
 #include "probe.h"
-
-/* Arenas per CPU in glibc's limit and the count it allows before it
- * looks at CPUs at all (NARENAS_FROM_NCORES(1), arena_test). */
-#define ARENAS_PER_CPU (sizeof(long) == 4 ? 2L : 8L)
 
 /* What an affected glibc gives `fair` arenas' worth of threads that
  * see `cpus` CPUs: it latches 8 per CPU once arena_test (8) arenas and
  * main's exist, so never fewer than those 9. */
 static long latched(long fair, long cpus)
 {
-    long limit = ARENAS_PER_CPU * cpus;
-    if (limit < ARENAS_PER_CPU + 1)
-        limit = ARENAS_PER_CPU + 1;
+    long limit = afx_arena_limit(cpus);
     return fair < limit ? fair : limit;
 }
 
 void afx_probe_judge(struct afx_probe *p)
 {
     long fair = p->threads + 1L;            /* one each, plus main's */
-    long limit = ARENAS_PER_CPU * p->online;
     const struct afx_probe_run *unpinned = &p->free_run;
-    p->expected = fair < limit ? fair : limit;
+    p->expected = afx_fixed_glibc_arenas(p->threads, p->online);
 
     if (p->online < 2) {
         p->verdict = AFX_CANNOT_TELL;

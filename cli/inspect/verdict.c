@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define ARENAS_PER_CPU (sizeof(long) == 4 ? 2L : 8L)
+#include "arenarule.h"
 
 const char *const afx_health_names[] = {
     [AFX_FINE] = "fine",
@@ -16,9 +16,9 @@ const char *const afx_health_names[] = {
  * (9 on 64-bit) when the deciding thread saw one CPU, else 8 per CPU. */
 static bool latched_total(long arenas, long online)
 {
-    if (arenas >= ARENAS_PER_CPU * online)
+    if (arenas >= AFX_ARENAS_PER_CPU * online)
         return false;
-    return arenas == ARENAS_PER_CPU + 1 || (arenas > 0 && arenas % ARENAS_PER_CPU == 0);
+    return arenas == afx_arena_limit(1) || (arenas > 0 && arenas % AFX_ARENAS_PER_CPU == 0);
 }
 
 /* What to do about a process the bug hit or may hit. */
@@ -63,7 +63,7 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
         snprintf(why, size,
                  "%ld threads share %ld arenas, a limit latched from a narrowed affinity "
                  "(%ld online CPUs allow %ld); %s",
-                 f->threads, f->arenas, f->online, ARENAS_PER_CPU * f->online, advice(f));
+                 f->threads, f->arenas, f->online, afx_arena_limit(f->online), advice(f));
         return AFX_HIT;
     }
     if (f->narrowed > 0 && !active) {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "procmaps.h"
+#include "proc/procmaps.h"
 
 /* A process's root directory and mount namespace, opened once: every
  * check below and the jail that runs its glibc (jail.h) see the same

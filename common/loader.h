@@ -2,8 +2,8 @@
  * build's architecture, by the name it has in a glibc's directory (an
  * affected glibc is run as DIR/AFX_LOADER --library-path DIR PROG) and
  * where Debian installs the system's. */
-#ifndef AFX_TEST_LOADER_H
-#define AFX_TEST_LOADER_H
+#ifndef AFX_LOADER_H
+#define AFX_LOADER_H
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 #define AFX_LOADER "ld-linux-x86-64.so.2"

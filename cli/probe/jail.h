@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 
 #include "glibctrust.h"
-#include "procstatus.h"
+#include "proc/procstatus.h"
 
 /* The user and group ID a probe of another process's glibc runs as, as
  * root: no user's, no group's (2^31 - 2, outside the ranges systems

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "heaps.h"
-#include "procstatus.h"
+#include "proc/heaps.h"
+#include "proc/procstatus.h"
 #include "readfile.h"
 #include "sysparse.h"
 
@@ -106,7 +106,7 @@ void afx_read_threads(long pid, long online, struct afx_threads *t)
     closedir(d);
 }
 
-long afx_count_arenas(const char *dir, const struct afx_maps *m)
+long afx_count_target_arenas(const char *dir, const struct afx_maps *m)
 {
     char path[128];
     if (m->kept < m->heaps)

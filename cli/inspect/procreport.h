@@ -12,8 +12,8 @@
 
 #include "hostinfo.h"
 #include "inspectread.h"
-#include "procenv.h"
-#include "procmaps.h"
+#include "proc/procenv.h"
+#include "proc/procmaps.h"
 #include "verdict.h"
 
 struct afx_report {
