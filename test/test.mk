@@ -49,7 +49,8 @@ $(B)/test/libcountaff.so: test/progs/countaff.c | $(B)/test
 $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
-$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate $(B)/test/touchprobe: \
+$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate $(B)/test/touchprobe \
+$(B)/test/fixedarenas: \
 $(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
@@ -94,7 +95,7 @@ TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/
               $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so \
-              $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so
+              $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so $(B)/test/fixedarenas
 test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------

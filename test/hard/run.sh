@@ -26,10 +26,11 @@ unset LD_PRELOAD GLIBC_TUNABLES MALLOC_ARENA_MAX ARENAFIX_MODE ARENAFIX_ARENA_MA
 
 npass=0 nfail=0 nskip=0
 ONLINE=$(getconf _NPROCESSORS_ONLN)
-DEFAULT_MAX=$((8 * ONLINE))     # arena limit a fixed glibc uses (64-bit)
+DEFAULT_MAX=$((8 * ONLINE))     # the library's M_ARENA_MAX here (64-bit)
 THREADS=30
-# Arenas 30 pinned threads end up with when the limit is right.
-FIXED_ARENAS=$((THREADS + 1 < DEFAULT_MAX ? THREADS + 1 : DEFAULT_MAX))
+# Arenas 30 pinned threads end up with when the limit is right: the
+# fixed glibc's rule (common/arenarule.h).
+FIXED_ARENAS=$("$TEST_BIN/fixedarenas" $THREADS "$ONLINE")
 
 # ---- helpers (used inside properties) ---------------------------------
 
