@@ -47,11 +47,16 @@ deps:
 	sh test/deps.sh
 	sh test/deb/build-deps.sh
 
+# The fast tier's suites: each part adds its own (CHECK_SUITES += ...).
+CHECK_SUITES :=
+CHECK_JOBS ?= 3
+
 include common/common.mk
 include shim/shim.mk
 -include test/test.mk
 -include test/cost/cost.mk
 -include cli/cli.mk
+-include test/cli/cli.mk
 -include bench/bench.mk
 -include docs/docs.mk
 -include test/vm/vm.mk
@@ -77,6 +82,13 @@ include shim/shim.mk
 #                    RPM and cross builds and the emulated affected Debian
 #                    host (check-host, as root): what CI runs, the
 #                    README's test command.
+# The fast tier's suites run CHECK_JOBS at a time: most of their time is
+# spent waiting for the children they start, and each one's output is
+# shown whole when it ends (-Otarget), as a serial run would show it.
+check:
+	@echo "make check: $(words $(CHECK_SUITES)) suites, $(CHECK_JOBS) at a time; each prints its output when it ends"
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
+
 check-slow: check check-releases check-hard check-vm
 check-all: check-slow check-deb check-rpm check-cross check-host
 

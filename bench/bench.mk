@@ -23,7 +23,7 @@ BENCH_OUT   ?= $(B)/bench
 
 .PHONY: bench demo check-bench bench-cost install-bench uninstall-bench
 all: $(BENCH_BIN)
-check: check-bench
+CHECK_SUITES += check-bench
 install: install-bench
 uninstall: uninstall-bench
 

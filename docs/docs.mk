@@ -4,7 +4,7 @@
 MAN_PAGES := docs/arenafix.1 docs/libarenafix.7
 
 .PHONY: check-man install-man uninstall-man
-check: check-man
+CHECK_SUITES += check-man
 check-man: $(MAN_PAGES)
 	@for page in $(MAN_PAGES); do \
 	    out=$$(groff -man -ww -z $$page 2>&1) && [ -z "$$out" ] || { echo "$$page: $$out"; exit 1; }; \

@@ -1,8 +1,9 @@
 # make check (the fast tier): the unit tests of the pure code and the
 # integration tests that run test programs with the real preload, on
 # the system glibc and the first affected one; make check-releases (in
-# check-slow) runs the same tests on every other affected glibc.  Other
-# parts add their own suites with `check: check-PART`.
+# check-slow) runs the same tests on every affected glibc at hand, and
+# the signal flood ten times as often.  Other
+# parts add their own suites with `CHECK_SUITES += check-PART`.
 
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
@@ -14,7 +15,7 @@ ARENAFIX_TESTLIB ?= $(abspath $(SHIM_LIB))
 export ARENAFIX_TESTLIB
 
 .PHONY: check check-unit check-shim check-releases test-progs
-check: check-unit check-shim
+CHECK_SUITES += check-unit check-shim
 
 $(B)/test:
 	mkdir -p $@
@@ -111,17 +112,20 @@ $(B)/test/integration: $(INTEG_SRC) test/integration/harness.h common/loader.h t
 AFX_TEST_JOBS ?= 4
 INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(TEST_PROGS) \
                $(B)/test/integration
+# The fast tier: the first affected glibc, a tenth of the signal flood.
 check-shim: $(INTEG_NEEDS)
-	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
+	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 \
+	    AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
 
+# Every affected glibc at hand and the whole flood.
 check-releases: $(INTEG_NEEDS)
-	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=rest AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
+	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
 
 # ---- what the library exports and needs --------------------------------
 # Only the interposers, under the versions they stand in for; no library
 # beyond libc (no libdl or libpthread stubs on glibc >= 2.34).
 .PHONY: check-exports
-check: check-exports
+CHECK_SUITES += check-exports
 check-exports: $(SHIM_LIB)
 	@mkdir -p $(B)/test; expected=test/exports-$(firstword $(subst -, ,$(SHIM_ARCH))).txt; \
 	if [ ! -f $$expected ]; then echo "SKIP: export list: no $$expected for this architecture"; exit 0; fi; \

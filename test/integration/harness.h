@@ -82,6 +82,7 @@ Suite *standdown_suite(void);
 Suite *semantics_suite(void);
 Suite *cost_suite(void);
 Suite *fidelity_suite(void);
+Suite *flood_suite(void);
 Suite *settings_suite(void);
 Suite *touch_suite(void);
 Suite *moments_suite(void);

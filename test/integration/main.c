@@ -154,26 +154,25 @@ not_used:
 
 /* ARENAFIX_AFFECTED_GLIBC (DIR[:DIR...]), then the cross package.
  * AFX_PROOF_GLIBCS=first keeps only the first named (make check, the
- * fast tier), =rest all the others (make check-releases). */
+ * fast tier; make check-releases takes them all). */
 static void find_affected(void)
 {
     const char *list = getenv("ARENAFIX_AFFECTED_GLIBC");
     const char *which = getenv("AFX_PROOF_GLIBCS");
     bool first = which != NULL && strcmp(which, "first") == 0;
-    bool rest = which != NULL && strcmp(which, "rest") == 0;
     int named = 0;
     if (list != NULL) {
         char *copy = strdup(list), *save = NULL;
         for (char *dir = strtok_r(copy, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
             named++;
-            if ((first && named > 1) || (rest && named == 1))
+            if (first && named > 1)
                 continue;
             add_affected(dir, true);
         }
     }
     if (first && named > 0) {
         printf("fast tier: the proofs run on the first affected glibc named of %d; "
-               "make check-releases runs the others\n", named);
+               "make check-releases runs them on all\n", named);
         return;
     }
 #ifdef CROSS_GLIBC
@@ -219,8 +218,8 @@ int main(void)
     printf("\n");
 
     static const afx_suite_maker suites[] = {
-        arenas_suite, standdown_suite, semantics_suite, cost_suite,
-        fidelity_suite, settings_suite, touch_suite, moments_suite,
+        flood_suite, fidelity_suite, arenas_suite, standdown_suite,
+        semantics_suite, cost_suite, settings_suite, touch_suite, moments_suite,
     };
     int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]));
     if (afx_skipped > 0)

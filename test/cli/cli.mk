@@ -1,0 +1,40 @@
+# make check-cli: the arenafix command run for real (test/cli/), with
+# the test programs it inspects.  Included after cli/cli.mk.
+
+CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
+
+# The tests call the command's own functions from its library (the
+# linker takes the objects they need) and run the built command.
+$(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/progs/emulated.h test/progs/suiterun.h \
+                     $(CLI_AR) $(COMMON_LIB) | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) -o $@ $(CLI_TEST_SRC) \
+	    $(CLI_AR) $(COMMON_LIB) $(CHECK_LIBS)
+
+# No preload reaches a static program: the wrapper must warn about it.
+$(B)/test/cli-static: test/cli/static.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -static -o $@ $<
+
+# A process with a known number of arenas, for inspect.
+$(B)/test/arenawait: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -o $@ $<
+
+# A process a local attacker would make (static: only the files it maps
+# look like its libc and ld.so), for inspect; also its attacker's ld.so.
+$(B)/test/hostile: test/cli/hostile.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -static -o $@ $<
+
+# The hardening suite plays the attacker against the command
+# (test/hard/attack-*.sh).
+hard-build: $(CLI_BIN) $(B)/test/hostile
+
+# The fuzz targets of the command's readers of what a process controls
+# (test/hard/hard.mk builds them) include the files they test.
+$(B)/fuzz/fuzz_maps: cli/proc/procmaps.c cli/proc/procmaps.h
+$(B)/fuzz/fuzz_procstatus: cli/proc/procstatus.c cli/proc/procstatus.h cli/proc/procenv.c cli/proc/procenv.h
+$(B)/fuzz/fuzz_text: cli/escape.c cli/escape.h common/json.c common/json.h
+
+.PHONY: check-cli
+CHECK_SUITES += check-cli
+check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
+           $(B)/real/countarenas.so $(B)/test/cli-tests
+	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests
