@@ -29,7 +29,8 @@
  *       narrows the mask again: a touched thread's narrowing must malloc
  *       nothing, or the handler's malloc deadlocks in the one it
  *       interrupted.  Prints "sigpin: ok", or "sigpin: hung" (and exits
- *       1) when a thread stops for two seconds.
+ *       1) when a thread stops for ten seconds (every test program
+ *       pins to the first CPU: suites run side by side share it).
  *   touchprobe stack HOW
  *       bytes of stack below the routine's frame (HOW: none, attr,
  *       creator, self, c11-default).
@@ -425,7 +426,7 @@ static int sigpin(void)
             if (p != last) {
                 last = p;
                 moved = now;
-            } else if (now.tv_sec - moved.tv_sec >= 2) {
+            } else if (now.tv_sec - moved.tv_sec >= 10) {
                 printf("sigpin: hung\n");
                 fflush(stdout);
                 _exit(1);
