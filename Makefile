@@ -75,9 +75,10 @@ include shim/shim.mk
 #                    (system glibc and the first affected one), command,
 #                    benchmark, man pages, exports, real programs, the
 #                    mutation list; about two minutes on 2 CPUs.
-#   make check-slow  adds the proofs on every other affected glibc
-#                    (check-releases), the hardening suite (sanitizers,
-#                    fuzzing, attacks) and the emulated 16-CPU host.
+#   make check-slow  adds the integration tests on every affected glibc
+#                    at hand with the whole signal flood (check-releases),
+#                    the hardening suite (sanitizers, fuzzing, attacks) and
+#                    the emulated 16-CPU host.
 #   make check-all   adds packaging (check-deb installs packages),
 #                    RPM and cross builds and the emulated affected Debian
 #                    host (check-host, as root): what CI runs, the

@@ -2,8 +2,8 @@
 # integration tests that run test programs with the real preload, on
 # the system glibc and the first affected one; make check-releases (in
 # check-slow) runs the same tests on every affected glibc at hand, and
-# the signal flood ten times as often.  Other
-# parts add their own suites with `CHECK_SUITES += check-PART`.
+# the signal flood ten times as often.  Other parts add their own suites
+# with `CHECK_SUITES += check-PART`.
 
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)

@@ -1,6 +1,7 @@
 # make check-hard: sanitizers, fuzzing, concurrency, faults, hostile input
-# and neighbouring libraries (docs/hardening.md).  Not part of `make
-# check`: it needs root for some properties and takes a few minutes.
+# and neighbouring libraries (docs/hardening.md).  Part of `make
+# check-slow`, not of the fast tier: it needs root for some properties
+# and takes a few minutes.
 #
 # make check-fuzz: the fuzz targets only, a short run (CI).
 # make fuzz:       a long fuzz campaign (FUZZ_TIME seconds per target).
