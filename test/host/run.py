@@ -364,6 +364,7 @@ def main():
     args = ap.parse_args()
     start = time.monotonic()
     r = guest.Results(SUITE)
+    kernel_note = guest.report_kernel(SUITE, args.kernel)
     consoles = []
     plan = [("main", ""), ("preload", ""),
             ("isol", "isolcpus=%s nohz_full=%s" % (ISOLATED, ISOLATED))]
@@ -385,7 +386,7 @@ def main():
         if not (b.finished and ran):
             consoles.append(("console of the failed boot (%s), last 60 lines" % b.log,
                              "\n".join(b.console.splitlines()[-60:])))
-    return r.close(start, consoles)
+    return r.close(start, consoles, [kernel_note])
 
 
 if __name__ == "__main__":

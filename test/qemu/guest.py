@@ -11,6 +11,8 @@ module does the rest, the same way for both:
 - the kernel arguments every guest gets (KERNEL_ARGS, with the reasons);
 - one boot, killed after a timeout, its console kept in LOGDIR;
 - the guest's tagged lines ("TAG word key=value ...");
+- the guest kernel's package, against the version pinned in
+  test/qemu/kernel-version;
 - the PASS/FAIL/SKIP list and the closing "SUITE: N passed, N failed,
   N skipped in S s" line.
 
@@ -23,13 +25,15 @@ import subprocess
 import sys
 import time
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNEL_PIN = os.path.join(HERE, "kernel-version")
 
 # TCG with all vCPUs on one host thread, taking turns.  With one host
 # thread per vCPU (thread=multi), 16 vCPUs on a 2-CPU build host are 16
 # threads the host schedules blindly: a vCPU that waits for another (an
 # IPI, a lock) spins through the host time the other one needs.  The main
 # check-vm boot took 70 to 76 s that way and once stalled a vCPU for
-# 261 s; it takes 15 s on one thread.
+# 261 s; it takes 15 s on one thread.  See test/vm/README.md ("Boot").
 ACCEL = "tcg,thread=single"
 
 # The kernel arguments every guest gets, before the suite's own.
@@ -182,6 +186,38 @@ def fields(words):
     return kv
 
 
+# ---- the guest kernel's package ---------------------------------------
+
+def pinned_kernel():
+    """"PACKAGE VERSION" as test/qemu/kernel-version pins it."""
+    for line in read(KERNEL_PIN).splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            return " ".join(line.split())
+    return None
+
+
+def report_kernel(suite, kernel):
+    """Print which kernel the guests boot, from the kernel-version file
+    test/vm/prepare.sh writes beside KERNEL, and whether it is the pinned
+    one.  Returns the line to repeat at the end when it is not, else
+    None."""
+    got = " ".join(read(os.path.join(os.path.dirname(kernel), "kernel-version")).split())
+    pin = pinned_kernel()
+    if got == pin:
+        print("%s: guest kernel: %s (pinned in test/qemu/kernel-version)" % (suite, got))
+        return None
+    if got.startswith("linux-image-"):
+        how = "the registry no longer has the pinned %s" % pin
+    elif got:
+        how = "ARENAFIX_VM_KERNEL; the pinned one is %s" % pin
+    else:
+        got, how = kernel, "no kernel-version beside it; the pinned one is %s" % pin
+    line = "%s: guest kernel: %s, NOT the pinned one (%s)" % (suite, got, how)
+    print(line)
+    return line
+
+
 # ---- results ---------------------------------------------------------
 
 class Results:
@@ -208,9 +244,9 @@ class Results:
     def count(self, verdict):
         return sum(1 for row in self.rows if row[0] == verdict)
 
-    def close(self, started, consoles=()):
+    def close(self, started, consoles=(), notes=()):
         """Print CONSOLES ((title, text) pairs: the boots that failed),
-        the list and the closing line; returns the exit status."""
+        the list, NOTES and the closing line; returns the exit status."""
         for title, text in consoles:
             print("\n---- %s ----" % title)
             print(text.strip())
@@ -218,6 +254,9 @@ class Results:
         for verdict, what, detail in self.rows:
             print("%s  %s%s" % (verdict, what, ": " + detail if detail else ""))
         print()
+        for note in notes:
+            if note:
+                print(note)
         print("%s: %d passed, %d failed, %d skipped in %.0f s"
               % (self.suite, self.count("PASS"), self.count("FAIL"), self.count("SKIP"),
                  time.monotonic() - started))

@@ -358,6 +358,7 @@ def main():
 
     start = time.monotonic()
     results = guest.Results(SUITE)
+    kernel_note = guest.report_kernel(SUITE, args.kernel)
     nohz = kernel_has(args.config, "CONFIG_NO_HZ_FULL")
     isol_append = "isolcpus=%s" % ISOLATED + (" nohz_full=%s" % ISOLATED if nohz else "")
     main_boot = Checker(results, boot("main", args, ""))
@@ -367,7 +368,7 @@ def main():
 
     consoles = [("console of the %s boot (failed checks below)" % c.boot, c.text)
                 for c in (main_boot, isol_boot) if c.failed]
-    return results.close(start, consoles)
+    return results.close(start, consoles, [kernel_note])
 
 
 if __name__ == "__main__":
