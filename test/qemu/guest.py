@@ -32,8 +32,9 @@ KERNEL_PIN = os.path.join(HERE, "kernel-version")
 # thread per vCPU (thread=multi), 16 vCPUs on a 2-CPU build host are 16
 # threads the host schedules blindly: a vCPU that waits for another (an
 # IPI, a lock) spins through the host time the other one needs.  The main
-# check-vm boot took 70 to 76 s that way and once stalled a vCPU for
-# 261 s; it takes 15 s on one thread.  See test/vm/README.md ("Boot").
+# check-vm boot took 50 to 76 s that way and once stalled a vCPU for
+# 261 s; it takes 14 to 18 s on one thread.  See test/vm/README.md
+# ("Boot").
 ACCEL = "tcg,thread=single"
 
 # The kernel arguments every guest gets, before the suite's own.
