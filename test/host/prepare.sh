@@ -6,8 +6,8 @@
 #
 #   prepare.sh OUTDIR VMDIR
 #
-# The modules come from the same linux-image package as VMDIR/vmlinuz
-# (its version is in VMDIR/kernel-version), downloaded once.
+# The modules come from the same linux-image package and version as
+# VMDIR/vmlinuz (VMDIR/kernel-version names both), downloaded once.
 set -eu
 out=${1:?usage: prepare.sh OUTDIR VMDIR}
 vm=${2:?usage: prepare.sh OUTDIR VMDIR}
@@ -30,21 +30,25 @@ if [ -n "$missing" ]; then
 fi
 
 mkdir -p "$out"
-image=$(cut -d' ' -f1 "$vm/kernel-version")
-case $image in
-linux-image-*) ;;
-*) fail "the kernel in $vm is not a Debian package ($image): the host needs its modules" ;;
+# "PACKAGE VERSION": the pinned one (test/qemu/kernel-version) or what
+# test/vm/prepare.sh booted instead, and said so.
+kernel=$(cat "$vm/kernel-version")
+image=${kernel%% *}
+version=${kernel#* }
+case $kernel in
+linux-image-*" "*) ;;
+*) fail "the kernel in $vm is not a Debian package ($kernel): the host needs its modules" ;;
 esac
 
 # What the root file system needs; each goes in after the modules its
 # "depends=" names (read from the module itself: the package has no
 # modules.dep, depmod makes that at install time).
 modules="virtio_pci virtio_blk crc32c_generic ext4"
-if [ ! -s "$out/initrd.gz" ] || [ "$(cat "$out/initrd.kernel" 2>/dev/null)" != "$image" ]; then
-    say "downloading $image for its modules (kept in $out)"
+if [ ! -s "$out/initrd.gz" ] || [ "$(cat "$out/initrd.kernel" 2>/dev/null)" != "$kernel" ]; then
+    say "downloading $image $version for its modules (kept in $out)"
     tmp=$(mktemp -d "$out/download.XXXXXX")
     trap 'rm -rf "$tmp"' EXIT
-    (cd "$tmp" && apt-get download -q "$image" >&2) || fail "apt-get download $image failed"
+    (cd "$tmp" && apt-get download -q "$image=$version" >&2) || fail "apt-get download $image=$version failed"
     dpkg-deb --fsys-tarfile "$tmp"/*.deb | (cd "$tmp" && tar -x --wildcards './lib/modules/*') ||
         fail "could not unpack $image"
     root=$tmp/initrd
@@ -69,5 +73,5 @@ if [ ! -s "$out/initrd.gz" ] || [ "$(cat "$out/initrd.kernel" 2>/dev/null)" != "
     for m in $modules; do add_module "$m"; done
     (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.gz.tmp"
     mv "$out/initrd.gz.tmp" "$out/initrd.gz"
-    echo "$image" >"$out/initrd.kernel"
+    echo "$kernel" >"$out/initrd.kernel"
 fi

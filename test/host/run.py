@@ -23,10 +23,18 @@ import subprocess
 import sys
 import time
 
-SOCKETS = 2
-CORES_PER_SOCKET = 8
-CPUS = SOCKETS * CORES_PER_SOCKET
-MEMORY_MB = 3072
+# test/qemu/guest.py: the qemu driver both emulated hosts share (no
+# bytecode cache left in the source tree).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+import guest  # noqa: E402
+
+SUITE = "check-host"
+# The same machine as check-vm's, with room for systemd, DPDK and a
+# container; -cpu max: Debian's DPDK is built for SSE4.2 (-march=corei7).
+MACHINE = guest.Machine(sockets=2, cores=8, memory_mb=3072, cpu="max")
+SOCKETS = MACHINE.sockets
+CPUS = MACHINE.cpus
 HOUSEKEEPING = "0-1"
 ISOLATED = "2-%d" % (CPUS - 1)
 ARENA_TEST = 8                 # glibc's M_ARENA_TEST on 64-bit
@@ -54,25 +62,6 @@ def fixed_arenas(threads, online):
     return min(threads + 1, max(AFFECTED_ARENAS, fixed_limit(online)))
 
 
-class Results:
-    def __init__(self):
-        self.passed = self.failed = self.skipped = 0
-        self.lines = []
-
-    def check(self, name, ok, detail=""):
-        word = "PASS" if ok else "FAIL"
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        self.lines.append("%s  %s%s" % (word, name, (": " + detail) if detail else ""))
-        return ok
-
-    def skip(self, name, why):
-        self.skipped += 1
-        self.lines.append("SKIP  %s: %s" % (name, why))
-
-
 # The fields that tell apart the lines of a tag check.sh prints more than once.
 REPEATED = {"eal": ("how",), "ctr": ("how",), "dpdk-test": ("name",),
             "eal-service": ("enabled",), "omp": ("runtime", "how", "taskset")}
@@ -85,16 +74,10 @@ class Stage:
         self.facts = {}
         self.docs = {}
         self.traces = {}
-        for line in text.splitlines():
-            line = line.rstrip("\r")
-            if line.startswith("AFX "):
-                parts = line.split(" ")
-                tag = parts[1]
-                kv = {}
-                for word in parts[2:]:
-                    if "=" in word:
-                        k, v = word.split("=", 1)
-                        kv[k] = v
+        for kind, rest in guest.tagged_lines(text, ("AFX", "AFXJSON", "AFXTRACE")):
+            if kind == "AFX":
+                tag, _, words = rest.partition(" ")
+                kv = guest.fields(words)
                 # Tags that repeat are told apart by fields of their own
                 # (eal how=plain: "eal/plain"); a line with none of them
                 # keeps the bare tag.
@@ -103,17 +86,17 @@ class Stage:
                 if any(f in kv for f in fields):
                     key = "/".join([tag] + [kv.get(f, "?") for f in fields])
                 self.facts[key] = kv
-                self.facts.setdefault("_raw_" + tag, []).append(line)
-            elif line.startswith("AFXJSON "):
-                _, tag, rc, body = (line.split(" ", 3) + ["", ""])[:4]
+                self.facts.setdefault("_raw_" + tag, []).append("AFX " + rest)
+            elif kind == "AFXJSON":
+                tag, rc, body = (rest.split(" ", 2) + ["", ""])[:3]
                 try:
                     doc = json.loads(body)
                 except ValueError as e:
                     doc = {"_invalid": "%s: %s" % (e, body[:200])}
                 self.docs[tag] = (int(rc) if rc.lstrip("-").isdigit() else None, doc)
-            elif line.startswith("AFXTRACE "):
-                _, tag, rest = (line.split(" ", 2) + [""])[:3]
-                self.traces.setdefault(tag, []).append(rest)
+            else:
+                tag, line = (rest.split(" ", 1) + [""])[:2]
+                self.traces.setdefault(tag, []).append(line)
 
     def fact(self, key, field, default=None):
         return self.facts.get(key, {}).get(field, default)
@@ -124,35 +107,11 @@ class Stage:
 
 
 def boot(stage, args, extra_append=""):
-    log = os.path.join(args.logdir, "boot-%s.log" % stage)
-    res = os.path.join(args.logdir, "results-%s.txt" % stage)
-    if os.path.exists(res):
-        os.unlink(res)
-    half = MEMORY_MB // 2
-    # -cpu max: Debian's DPDK is built for SSE4.2 (-march=corei7).
-    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-m", str(MEMORY_MB),
-           "-smp", "%d,sockets=%d,cores=%d,threads=1" % (CPUS, SOCKETS, CORES_PER_SOCKET),
-           "-object", "memory-backend-ram,id=m0,size=%dM" % half,
-           "-object", "memory-backend-ram,id=m1,size=%dM" % half,
-           "-numa", "node,cpus=0-%d,nodeid=0,memdev=m0" % (CORES_PER_SOCKET - 1),
-           "-numa", "node,cpus=%d-%d,nodeid=1,memdev=m1" % (CORES_PER_SOCKET, CPUS - 1),
-           "-kernel", args.kernel, "-initrd", args.initrd,
-           "-append", "console=ttyS0 quiet panic=-1 systemd.show_status=0 afx.stage=%s %s"
-                      % (stage, extra_append),
-           "-drive", "file=%s,format=raw,if=virtio" % args.disk,
-           "-nographic", "-no-reboot", "-net", "none",
-           "-serial", "file:%s" % log, "-serial", "file:%s" % res,
-           "-monitor", "none"]
-    start = time.time()
-    try:
-        subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.STDOUT, timeout=BOOT_TIMEOUT_S[stage], check=False)
-        finished = True
-    except subprocess.TimeoutExpired:
-        finished = False
-    took = time.time() - start
-    text = open(res, errors="replace").read() if os.path.exists(res) else ""
-    return Stage(text), finished, took, log
+    """One boot of the disk; check.sh's report comes on the second serial
+    port (LOGDIR/results-STAGE.txt)."""
+    append = "systemd.show_status=0 afx.stage=%s %s" % (stage, extra_append)
+    return guest.boot(SUITE, MACHINE, stage, args.kernel, args.initrd, append,
+                      BOOT_TIMEOUT_S[stage], args.logdir, disk=args.disk, ports=("results",))
 
 
 def doc_fields(doc, **want):
@@ -403,18 +362,19 @@ def main():
     ap.add_argument("--disk", required=True)
     ap.add_argument("--logdir", required=True)
     args = ap.parse_args()
-    r = Results()
-    start = time.time()
-    failed_logs = []
+    start = time.monotonic()
+    r = guest.Results(SUITE)
+    kernel_note = guest.report_kernel(SUITE, args.kernel)
+    consoles = []
     plan = [("main", ""), ("preload", ""),
             ("isol", "isolcpus=%s nohz_full=%s" % (ISOLATED, ISOLATED))]
     main_stage = None
     for name, append in plan:
-        s, finished, took, log = boot(name, args, append)
+        b = boot(name, args, append)
+        s = Stage(b.ports["results"])
         ran = "end" in s.facts and s.fact("end", "stage") == name
-        r.check("%s boot: guest ran to the end (%d s)" % (name, took), finished and ran,
-                "finished=%s end-line=%s" % (finished, ran))
-        print("check-host: %s boot took %d s" % (name, took), flush=True)
+        r.check("%s boot: guest ran to the end (%d s)" % (name, b.seconds), b.finished and ran,
+                "finished=%s end-line=%s" % (b.finished, ran))
         if name == "main":
             main_stage = s
             judge_main(r, s)
@@ -423,18 +383,10 @@ def main():
             judge_preload(r, s, fixed_arenas(threads or 0, CPUS))
         else:
             judge_isol(r, s)
-        if not (finished and ran):
-            failed_logs.append(log)
-    elapsed = time.time() - start
-    if r.failed:
-        for log in failed_logs:
-            print("---- console of the failed boot (%s), last 60 lines" % log)
-            with open(log, errors="replace") as f:
-                print("".join(f.readlines()[-60:]))
-    for line in r.lines:
-        print(line)
-    print("check-host: %d passed, %d failed, %d skipped in %d s" % (r.passed, r.failed, r.skipped, elapsed))
-    return 1 if r.failed else 0
+        if not (b.finished and ran):
+            consoles.append(("console of the failed boot (%s), last 60 lines" % b.log,
+                             "\n".join(b.console.splitlines()[-60:])))
+    return r.close(start, consoles, [kernel_note])
 
 
 if __name__ == "__main__":

@@ -16,16 +16,23 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
+# test/qemu/guest.py: the qemu driver both emulated hosts share (no
+# bytecode cache left in the source tree).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+import guest  # noqa: E402
+
+SUITE = "check-vm"
+
 # ---- the host we ask qemu for -------------------------------------------
-SOCKETS = 2
-CORES_PER_SOCKET = 8
-CPUS = SOCKETS * CORES_PER_SOCKET
-NODES = SOCKETS            # one NUMA node per socket
-MEMORY_MB = 1024
+MACHINE = guest.Machine(sockets=2, cores=8, memory_mb=1024)
+SOCKETS = MACHINE.sockets
+CORES_PER_SOCKET = MACHINE.cores
+CPUS = MACHINE.cpus
+NODES = MACHINE.nodes      # one NUMA node per socket
 HOUSEKEEPING = 2           # isol boot: CPUs 0-1 keep the scheduler
 OFFLINE_CPU = 5            # item 5 unplugs this one (cpu0 cannot go)
 THREADS = 4 * CPUS         # item 2: 64 threads, spread one per CPU
@@ -87,44 +94,11 @@ def kernel_has(config_path, option):
         return False
 
 
-def qemu_command(kernel, initrd, append):
-    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-m", str(MEMORY_MB),
-           "-smp", "%d,sockets=%d,cores=%d,threads=1" % (CPUS, SOCKETS, CORES_PER_SOCKET)]
-    per_node = CPUS // NODES
-    for node in range(NODES):
-        cmd += ["-object", "memory-backend-ram,id=m%d,size=%dM" % (node, MEMORY_MB // NODES),
-                "-numa", "node,cpus=%d-%d,nodeid=%d,memdev=m%d"
-                % (node * per_node, (node + 1) * per_node - 1, node, node)]
-    cmd += ["-kernel", kernel, "-initrd", initrd,
-            "-append", "console=ttyS0 quiet panic=-1 " + append,
-            "-nographic", "-no-reboot"]
-    return cmd
-
-
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1bc|\r")
-
-
 def boot(name, args, extra_append):
     append = "afxvm_boot=%s afxvm_threads=%d afxvm_many=%d afxvm_offline=%d %s" % (
         name, THREADS, MANY, OFFLINE_CPU, extra_append)
-    cmd = qemu_command(args.kernel, args.initrd, append.strip())
-    log = os.path.join(args.logdir, "boot-%s.log" % name)
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=BOOT_TIMEOUT_S)
-        raw, status = proc.stdout, "exit %d" % proc.returncode
-    except subprocess.TimeoutExpired as e:
-        raw, status = e.stdout or b"", "killed after %d s" % BOOT_TIMEOUT_S
-    except OSError as e:
-        sys.exit("check-vm: cannot run %s: %s (test/vm/prepare.sh installs qemu-system-x86)"
-                 % (cmd[0], e))
-    text = ANSI.sub("", raw.decode("utf-8", "replace"))
-    with open(log, "w") as f:
-        f.write(text)
-    print("check-vm: boot %s: %s in %.0f s (console in %s)"
-          % (name, status, time.monotonic() - start, log))
-    return text
+    return guest.boot(SUITE, MACHINE, name, args.kernel, args.initrd, append, BOOT_TIMEOUT_S,
+                      args.logdir)
 
 
 def parse(text):
@@ -132,12 +106,7 @@ def parse(text):
     as {item: object} (None when it does not parse) and the AFXVM-TEXT ones
     as {item: [line, ...]}."""
     records, documents, texts = [], {}, {}
-    for line in text.splitlines():
-        # The firmware leaves no newline before the guest's first line.
-        at = line.find("AFXVM")
-        if at < 0:
-            continue
-        tag, _, rest = line[at:].partition(" ")
+    for tag, rest in guest.tagged_lines(text, ("AFXVM", "AFXVM-JSON", "AFXVM-TEXT")):
         item, _, rest = rest.partition(" ")
         if tag == "AFXVM-JSON":
             try:
@@ -146,12 +115,8 @@ def parse(text):
                 documents[item] = None
         elif tag == "AFXVM-TEXT":
             texts.setdefault(item, []).append(rest)
-        elif tag == "AFXVM" and item:
-            kv = {}
-            for field in rest.split():
-                key, _, value = field.partition("=")
-                kv[key] = value
-            records.append((item, kv))
+        elif item:
+            records.append((item, guest.fields(rest)))
     return records, documents, texts
 
 
@@ -165,12 +130,14 @@ def as_text(value):
 
 
 class Checker:
-    def __init__(self, boot_name, text):
-        self.boot = boot_name
-        self.text = text
-        self.records, self.documents, self.texts = parse(text)
+    """The checks of one boot, kept in the suite's RESULTS."""
+
+    def __init__(self, results, booted):
+        self.boot = booted.name
+        self.text = booted.console
+        self.records, self.documents, self.texts = parse(booted.console)
         self.failed = 0
-        self.results = []
+        self.results = results
 
     def find(self, item, **match):
         for it, kv in self.records:
@@ -189,15 +156,14 @@ class Checker:
         if wrong:
             self.fail(what, ", ".join(wrong))
         else:
-            self.results.append(("PASS", what, " ".join("%s=%s" % (k, as_text(v))
-                                                         for k, v in want.items())))
+            self.results.passed(what, " ".join("%s=%s" % (k, as_text(v)) for k, v in want.items()))
 
     def fail(self, what, why):
         self.failed += 1
-        self.results.append(("FAIL", what, why))
+        self.results.fail(what, why)
 
     def skip(self, what, why):
-        self.results.append(("SKIP", what, why))
+        self.results.skip(what, why)
 
     def spread(self, what, item, path, shim, glibc, threads, allowed, pinned, want_arenas,
                online=None, sees=None):
@@ -391,30 +357,18 @@ def main():
     args = ap.parse_args()
 
     start = time.monotonic()
+    results = guest.Results(SUITE)
+    kernel_note = guest.report_kernel(SUITE, args.kernel)
     nohz = kernel_has(args.config, "CONFIG_NO_HZ_FULL")
     isol_append = "isolcpus=%s" % ISOLATED + (" nohz_full=%s" % ISOLATED if nohz else "")
-    checkers = []
-    main_boot = Checker("main", boot("main", args, ""))
+    main_boot = Checker(results, boot("main", args, ""))
     check_main(main_boot)
-    checkers.append(main_boot)
-    isol_boot = Checker("isol", boot("isol", args, isol_append))
+    isol_boot = Checker(results, boot("isol", args, isol_append))
     check_isol(isol_boot, nohz)
-    checkers.append(isol_boot)
 
-    failed = sum(c.failed for c in checkers)
-    for c in checkers:
-        if c.failed:
-            print("\n---- console of the %s boot (failed checks below) ----" % c.boot)
-            print(c.text.strip())
-    print()
-    for c in checkers:
-        for verdict, what, detail in c.results:
-            print("%-4s  %s: %s" % (verdict, what, detail))
-    counts = {v: sum(1 for c in checkers for r in c.results if r[0] == v)
-              for v in ("PASS", "FAIL", "SKIP")}
-    print("\ncheck-vm: %(PASS)d passed, %(FAIL)d failed, %(SKIP)d skipped" % counts
-          + " in %.0f s" % (time.monotonic() - start))
-    return 1 if failed else 0
+    consoles = [("console of the %s boot (failed checks below)" % c.boot, c.text)
+                for c in (main_boot, isol_boot) if c.failed]
+    return results.close(start, consoles, [kernel_note])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 # make check-vm: boot an emulated 16-CPU, 2-socket, 2-node host (qemu, TCG)
-# with Debian's kernel and run the project's proofs inside it.  See
-# test/vm/README.md.  Not part of `make check`: it needs qemu and a kernel
-# image (installed or downloaded on first use) and takes about a minute.
+# with Debian's kernel (the version pinned in test/qemu/kernel-version) and
+# run the project's proofs inside it, through the qemu driver it shares
+# with check-host (test/qemu/guest.py).  See test/vm/README.md.  Part of
+# `make check-slow`: it needs qemu and a kernel image (installed or
+# downloaded on first use) and takes about a minute.
 
 VM := $(B)/vm
 
