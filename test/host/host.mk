@@ -29,7 +29,7 @@ host-debs:
 	    $(DEB_ENV) DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
 	    { tail -n 30 ../build.log; exit 1; }
 
-check-host: $(SHIM_LIB) $(CLI_BIN) $(HOST_PROGS)
+check-host: $(SHIM_LIB) $(CLI_BIN) $(HOST_PROGS) $(B)/test/fixedarenas
 	@if [ -z "$(ARENAFIX_AFFECTED_GLIBC)" ]; then \
 	    echo "check-host: 0 passed, 0 failed, 1 skipped (no affected glibc: set ARENAFIX_AFFECTED_GLIBC)"; exit 0; fi; \
 	if [ "$$(id -u)" -ne 0 ]; then \
@@ -47,5 +47,5 @@ check-host: $(SHIM_LIB) $(CLI_BIN) $(HOST_PROGS)
 	sh test/host/mkimage.sh $(HOST) $(HOST)/rootfs.tar $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC))) \
 	    $(HOST)/deb-v1 $(HOST)/deb-v2/ $(HOST)/progs-payload; \
 	t3=$$(date +%s); echo "check-host: disk image made in $$((t3 - t2)) s"; \
-	python3 test/host/run.py --kernel $(VM)/vmlinuz --initrd $(HOST)/initrd.gz \
+	AFX_FIXEDARENAS=$(abspath $(B)/test/fixedarenas) python3 test/host/run.py --kernel $(VM)/vmlinuz --initrd $(HOST)/initrd.gz \
 	    --disk $(HOST)/disk.img --logdir $(HOST)

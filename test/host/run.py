@@ -37,8 +37,6 @@ SOCKETS = MACHINE.sockets
 CPUS = MACHINE.cpus
 HOUSEKEEPING = "0-1"
 ISOLATED = "2-%d" % (CPUS - 1)
-ARENA_TEST = 8                 # glibc's M_ARENA_TEST on 64-bit
-AFFECTED_ARENAS = ARENA_TEST + 1
 CONTAINER_CPUS = "4-5"         # check.sh's cpuset
 SERVICE_CPUS = "0-7"           # afx-pinned.service's CPUAffinity=
 BOOT_TIMEOUT_S = {"main": 1500, "preload": 600, "isol": 600}
@@ -51,15 +49,14 @@ LOADER_CALLS = {"openat", "read", "pread64", "newfstatat", "fstat", "mmap",
                 "mprotect", "munmap", "close", "readlink"}
 
 
-def fixed_limit(online):
-    """The fixed glibc's arena limit: 8 per online CPU."""
-    return 8 * online
-
-
 def fixed_arenas(threads, online):
     """Arenas a fixed glibc ends with when `threads` threads besides the
     main one each hold one: main's plus one each, up to the limit."""
-    return min(threads + 1, max(AFFECTED_ARENAS, fixed_limit(online)))
+    return guest.glibc_arenas(threads, online)
+
+
+# What the affected glibc gives many threads pinned to one CPU.
+AFFECTED_ARENAS = guest.glibc_arenas(10 ** 6, 1)
 
 
 # The fields that tell apart the lines of a tag check.sh prints more than once.

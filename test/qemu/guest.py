@@ -55,6 +55,19 @@ KERNEL_ARGS = [
 ]
 
 
+def glibc_arenas(threads, cpus):
+    """Arenas glibc ends with when `threads` threads besides main each hold
+    one at once and its limit comes from `cpus` CPUs: the fixed glibc's
+    count with the online CPUs, the affected glibc's with the deciding
+    thread's.  The rule is common/arenarule.h's, asked of the build's
+    test/progs/fixedarenas (AFX_FIXEDARENAS), so that C and these drivers
+    cannot disagree."""
+    program = os.environ.get("AFX_FIXEDARENAS", "")
+    if not program:
+        sys.exit("guest: AFX_FIXEDARENAS names no program (make check-vm and check-host set it)")
+    return int(subprocess.check_output([program, str(threads), str(cpus)], text=True))
+
+
 class Machine:
     """The emulated machine: SOCKETS packages of CORES cores (one thread
     each), one NUMA node per package holding an equal share of MEMORY_MB.

@@ -40,7 +40,6 @@ MANY = 8 * CPUS + 32       # more threads than any arena limit here
 
 BOOT_TIMEOUT_S = 300       # TCG on a busy 2-CPU host: generous
 
-ARENA_TEST = 8             # glibc's M_ARENA_TEST default on 64-bit
 
 
 def sched_domains(cpus):
@@ -59,14 +58,14 @@ def sched_domains(cpus):
 
 def glibc_arenas(threads, limit_cpus):
     """Arenas glibc ends up with when every thread holds one at once and
-    the limit is computed from limit_cpus (8 per CPU): the first eight
-    are created before any limit is computed, so never fewer than 9."""
-    return min(threads + 1, max(ARENA_TEST + 1, 8 * limit_cpus))
+    the limit is computed from limit_cpus (guest.glibc_arenas)."""
+    return guest.glibc_arenas(threads, limit_cpus)
 
 
 def shim_arenas(threads, online):
-    """With the shim, the limit is set up front from the online CPUs."""
-    return min(threads + 1, 8 * online)
+    """With the shim, the limit is the one the fixed glibc takes from the
+    online CPUs."""
+    return guest.glibc_arenas(threads, online)
 
 
 def cpulist(cpus):

@@ -21,12 +21,12 @@ $(VM):
 $(VM)/spread: test/vm/spread.c test/progs/arenas.h | $(VM)
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
-check-vm: $(SHIM_LIB) $(VM)/spread $(CLI_BIN) $(BENCH_BIN)
+check-vm: $(SHIM_LIB) $(VM)/spread $(CLI_BIN) $(BENCH_BIN) $(B)/test/fixedarenas
 	@if [ -z "$(ARENAFIX_AFFECTED_GLIBC)" ]; then \
 	    echo "check-vm: skipped: no affected glibc (set ARENAFIX_AFFECTED_GLIBC)"; exit 0; fi; \
 	set -e; \
 	sh test/vm/prepare.sh $(VM); \
 	sh test/vm/mkinitramfs.sh $(VM)/initrd.gz test/vm/init \
 	    spread=$(VM)/spread libarenafix.so=$(SHIM_LIB) $(VM_OPTIONAL); \
-	python3 test/vm/run.py --kernel $(VM)/vmlinuz --config $(VM)/config \
+	AFX_FIXEDARENAS=$(abspath $(B)/test/fixedarenas) python3 test/vm/run.py --kernel $(VM)/vmlinuz --config $(VM)/config \
 	    --initrd $(VM)/initrd.gz --logdir $(VM)
