@@ -74,7 +74,7 @@ include shim/shim.mk
 #   make check       the fast tier, after every change: unit, integration
 #                    (system glibc and the first affected one), command,
 #                    benchmark, man pages, exports, real programs, the
-#                    mutation list; about two minutes on 2 CPUs.
+#                    mutation list; about a minute and a half on 2 CPUs.
 #   make check-slow  adds the integration tests on every affected glibc
 #                    at hand with the whole signal flood (check-releases),
 #                    the hardening suite (sanitizers, fuzzing, attacks) and
