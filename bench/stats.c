@@ -1,12 +1,12 @@
 /* Statistics and targets (stats.h). */
 #include "stats.h"
 
-#include "arenarule.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "arenarule.h"
 
 static int cmp_double(const void *a, const void *b)
 {

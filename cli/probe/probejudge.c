@@ -3,18 +3,8 @@
 #include "arenarule.h"
 #include "probe.h"
 
-/* What an affected glibc gives `fair` arenas' worth of threads that
- * see `cpus` CPUs: it latches 8 per CPU once arena_test (8) arenas and
- * main's exist, so never fewer than those 9. */
-static long latched(long fair, long cpus)
-{
-    long limit = afx_arena_limit(cpus);
-    return fair < limit ? fair : limit;
-}
-
 void afx_probe_judge(struct afx_probe *p)
 {
-    long fair = p->threads + 1L;            /* one each, plus main's */
     const struct afx_probe_run *unpinned = &p->free_run;
     p->expected = afx_fixed_glibc_arenas(p->threads, p->online);
 
@@ -23,7 +13,10 @@ void afx_probe_judge(struct afx_probe *p)
         snprintf(p->reason, sizeof p->reason,
                  "%ld CPU online: pinning cannot lower the arena limit here", p->online);
     } else if (unpinned->arenas < p->expected && unpinned->sees > 0 && unpinned->sees < p->online
-               && unpinned->arenas == latched(fair, unpinned->sees)) {
+               /* What an affected glibc latches from the CPUs the
+                * deciding thread sees: the fixed glibc's rule with its
+                * CPUs for the online ones. */
+               && unpinned->arenas == afx_fixed_glibc_arenas(p->threads, unpinned->sees)) {
         p->verdict = AFX_AFFECTED;
         snprintf(p->reason, sizeof p->reason,
                  "threads allowed %d of the %ld online CPUs got %d arenas instead of %ld: the limit "
