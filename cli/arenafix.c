@@ -71,6 +71,8 @@ int main(int argc, char **argv)
         return afx_cmd_enable(argc - 1, argv + 1, true);
     if (strcmp(first, "disable") == 0)
         return afx_cmd_enable(argc - 1, argv + 1, false);
+    if (strcmp(first, "status") == 0)
+        return afx_cmd_status(argc - 1, argv + 1);
     if (strcmp(first, "path") == 0)
         return afx_cmd_path(argc - 1, argv + 1);
     return afx_cmd_wrap(argc, argv);

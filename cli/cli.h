@@ -29,6 +29,7 @@ int afx_cmd_probe_child(int argc, char **argv);
 int afx_cmd_inspect(int argc, char **argv);
 int afx_cmd_enable(int argc, char **argv, bool enable);
 int afx_cmd_path(int argc, char **argv);
+int afx_cmd_status(int argc, char **argv);
 
 /* The hidden subcommand probe runs in its children. */
 #define AFX_PROBE_CHILD "__probe-child"

@@ -198,6 +198,25 @@ const char *afx_root_path(const struct afx_root *r, const char *rel, char *out, 
 
 /* ---- writing: no symlinks, trusted directories ------------------------ */
 
+const char *afx_next_step(const struct afx_root *r, int err)
+{
+    switch (err) {
+    case EACCES:
+    case EPERM:
+        return r->host ? "run as root, or use --root DIR to write under an image"
+                       : "run as root or as the tree's owner";
+    case EROFS:
+        return "the file system is mounted read-only: remount it read-write, or use --root DIR on a "
+               "writable copy";
+    case ENOSPC:
+    case EDQUOT:
+    case EIO:
+        return "check the disk and retry";
+    default:
+        return "fix that and retry";
+    }
+}
+
 static bool dir_trusted(const struct afx_root *r, int fd, const char *rel)
 {
     struct stat st;
@@ -221,7 +240,8 @@ int afx_root_dir(const struct afx_root *r, const char *rel, bool create, bool *c
     int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 || !dir_trusted(r, fd, "")) {
         if (fd < 0)
-            afx_error("%s: %s", afx_root_path(r, "", where, sizeof where), strerror(errno));
+            afx_error("cannot open %s: %s; %s", afx_root_path(r, "", where, sizeof where), strerror(errno),
+                      afx_next_step(r, errno));
         else
             close(fd);
         return -1;
@@ -235,7 +255,16 @@ int afx_root_dir(const struct afx_root *r, const char *rel, bool create, bool *c
         bool last = p[strspn(p, "/")] == '\0';
         int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (next < 0 && errno == ENOENT && create && last) {
-            if (mkdirat(fd, name, 0755) == 0 && created != NULL)
+            /* Its own error, not the ENOENT of opening what it did not
+             * make: a user without the right to write there must hear so. */
+            int made = mkdirat(fd, name, 0755);
+            if (made != 0 && errno != EEXIST) {
+                afx_error("cannot create %s: %s; %s", afx_root_path(r, done, where, sizeof where),
+                          strerror(errno), afx_next_step(r, errno));
+                close(fd);
+                return -1;
+            }
+            if (made == 0 && created != NULL)
                 *created = true;
             next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (next >= 0 && created != NULL && *created)
@@ -248,11 +277,17 @@ int afx_root_dir(const struct afx_root *r, const char *rel, bool create, bool *c
             errno = ENOENT;
             return -1;
         }
+        if (next < 0 && err != ENOTDIR && err != ELOOP) {
+            afx_error("cannot open %s: %s; %s", afx_root_path(r, done, where, sizeof where), strerror(err),
+                      afx_next_step(r, err));
+            close(fd);
+            return -1;
+        }
         if (next < 0) {
             bool link = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
             afx_error("%s: %s; arenafix does not follow symlinks, nor go through anything but "
                       "directories, where it writes", afx_root_path(r, done, where, sizeof where),
-                      link ? "a symlink" : (err == ENOTDIR || err == ELOOP) ? "not a directory" : strerror(err));
+                      link ? "a symlink" : "not a directory");
             close(fd);
             return -1;
         }

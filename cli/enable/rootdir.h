@@ -41,6 +41,12 @@ const char *afx_printable(const char *s, char *out, size_t size);
 /* "ROOT/rel" into out, printable, for messages. */
 const char *afx_root_path(const struct afx_root *r, const char *rel, char *out, size_t size);
 
+/* What the operator should do about a failed write or open (errno
+ * err) in the tree r: "run as root, ..." for EACCES and EPERM,
+ * "... read-only ..." for EROFS, and so on.  One clause, for the end
+ * of an error line. */
+const char *afx_next_step(const struct afx_root *r, int err);
+
 /* The directory rel ("etc/systemd/system/x.d") for writing: see above.
  * create: make the last component (mode 0755 whatever the umask) when
  * missing, and set *created.  Returns an O_RDONLY directory fd; -1 with

@@ -1,4 +1,4 @@
-/* arenafix enable|disable [--dry-run] [--root DIR] UNIT: a systemd
+/* arenafix enable|disable [--dry-run] [--force] [--root DIR] UNIT: a systemd
  * drop-in that adds the library to a service's LD_PRELOAD.
  *
  * What the service's LD_PRELOAD is comes from its files read as systemd
@@ -9,14 +9,11 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +21,7 @@
 #include "library.h"
 #include "preload.h"
 #include "rootdir.h"
+#include "systemctl.h"
 #include "unitenv.h"
 #include "unitfile.h"
 
@@ -49,15 +47,18 @@ static int read_dropin(const struct target *t, int dir, char *head, size_t size,
     if (fd < 0 && errno == ENOENT)
         return 0;
     if (fd < 0) {
-        afx_error("%s: %s; arenafix did not write that: remove or rename it by hand", t->shown,
-                  errno == ELOOP ? "a symlink" : errno == EINVAL ? "not a regular file" : strerror(errno));
+        if (errno == ELOOP || errno == EINVAL)
+            afx_error("%s: %s; arenafix did not write that: remove or rename it by hand", t->shown,
+                      errno == ELOOP ? "a symlink" : "not a regular file");
+        else
+            afx_error("cannot read %s: %s; %s", t->shown, strerror(errno), afx_next_step(&t->root, errno));
         return -1;
     }
     ssize_t n = read(fd, head, size - 1);
     int err = errno;
     close(fd);
     if (n < 0) {
-        afx_error("%s: %s", t->shown, strerror(err));
+        afx_error("cannot read %s: %s; %s", t->shown, strerror(err), afx_next_step(&t->root, err));
         return -1;
     }
     head[n] = '\0';
@@ -141,7 +142,7 @@ static int write_dropin(const struct target *t, const char *text)
     if (!ok) {
         if (fd >= 0)
             unlinkat(dir, tmp, 0);
-        afx_error("cannot write %s: %s; check the disk and retry", t->shown, strerror(err));
+        afx_error("cannot write %s: %s; %s", t->shown, strerror(err), afx_next_step(&t->root, err));
         close(dir);
         return AFX_EXIT_FAIL;
     }
@@ -163,72 +164,21 @@ struct systemd_view {
     char *preload;
 };
 
-/* The value of name in systemctl show's output, or NULL. */
-static const char *property(const char *text, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *line = text; line != NULL; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-        if (strncmp(line, name, n) == 0 && line[n] == '=')
-            return line + n + 1;
-    return NULL;
-}
-
-/* `systemctl show` for the unit, read with a time limit.  False after a
- * message when it could not be asked. */
+/* `systemctl show` for the unit.  False after a message when it could
+ * not be asked. */
 static bool ask_systemd(const char *unit, struct systemd_view *v)
 {
-    int out[2];
+    static const char *const names[] = { "LoadState", "NeedDaemonReload", "Environment", NULL };
+    char why[128], reload[8];
     memset(v, 0, sizeof *v);
-    if (pipe2(out, O_CLOEXEC) != 0) {
-        afx_error("cannot ask systemd: %s", strerror(errno));
-        return false;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, STDIN_FILENO);
-        dup2(out[1], STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
-        setenv("SYSTEMD_PAGER", "cat", 1);
-        setenv("SYSTEMD_COLORS", "0", 1);
-        execlp("systemctl", "systemctl", "show", "--no-pager", "-p", "LoadState", "-p", "NeedDaemonReload",
-               "-p", "Environment", "--", unit, (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    const size_t cap = 1 << 20;
-    char *text = malloc(cap);
-    size_t len = 0;
-    bool stuck = false;     /* silent for 30 s, or more than cap bytes */
-    while (pid > 0 && text != NULL && !stuck) {
-        struct pollfd p = { .fd = out[0], .events = POLLIN };
-        int ready = poll(&p, 1, 30000);
-        stuck = ready == 0;
-        ssize_t n = ready > 0 ? read(out[0], text + len, cap - 1 - len) : -1;
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-        stuck = len == cap - 1;
-    }
-    close(out[0]);
-    int status = 0;
-    if (pid > 0 && (stuck || text == NULL))
-        kill(pid, SIGKILL);
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    bool ok = pid > 0 && text != NULL && !stuck && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok) {
+    char *text = afx_systemctl_show(unit, names, why, sizeof why);
+    if (text == NULL) {
         afx_error("cannot ask systemd about %s (systemctl show %s); arenafix checks its reading of the unit "
-                  "files against systemd's: retry, or use --root / to go by the files alone", unit,
-                  pid < 0 ? strerror(errno) : stuck ? "did not answer in time" : "failed");
-        free(text);
+                  "files against systemd's: retry, or use --root / to go by the files alone", unit, why);
         return false;
     }
-    text[len] = '\0';
-    const char *state = property(text, "LoadState");
-    snprintf(v->load_state, sizeof v->load_state, "%.*s", state ? (int)strcspn(state, "\n") : 0, state ? state : "");
-    const char *reload = property(text, "NeedDaemonReload");
-    v->reload_needed = reload != NULL && strncmp(reload, "yes\n", 4) == 0;
+    afx_show_value(text, "LoadState", v->load_state, sizeof v->load_state);
+    v->reload_needed = strcmp(afx_show_value(text, "NeedDaemonReload", reload, sizeof reload), "yes") == 0;
     v->has_preload = afx_show_preload(text, &v->preload);
     free(text);
     if (v->has_preload < 0) {
@@ -240,8 +190,7 @@ static bool ask_systemd(const char *unit, struct systemd_view *v)
 
 static bool systemd_running(const struct target *t)
 {
-    struct stat st;
-    return !t->root_option && afx_root_stat(&t->root, "run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+    return !t->root_option && afx_systemd_running(&t->root);
 }
 
 static const char *shown_value(const struct afx_unit_env *e, char *out, size_t size)
@@ -255,15 +204,15 @@ static const char *shown_value(const struct afx_unit_env *e, char *out, size_t s
 
 /* The files as read here against systemd's loaded unit: they must
  * agree, or arenafix's reading is wrong and it writes nothing. */
-static bool agrees_with_systemd(const struct target *t, const struct afx_unit_env *now)
+static bool agrees_with_systemd(const struct target *t, const struct systemd_view *view,
+                                const struct afx_unit_env *now)
 {
-    struct systemd_view v;
-    if (!ask_systemd(t->unit, &v))
-        return false;
+    struct systemd_view v = *view;
     bool ok = true;
     if (strcmp(v.load_state, "loaded") != 0) {
-        afx_error("note: systemd has not loaded %s (LoadState=%s): its files are read as they are", t->unit,
-                  v.load_state);
+        if (strcmp(v.load_state, "masked") != 0 && strcmp(v.load_state, "not-found") != 0)
+            afx_error("note: systemd has not loaded %s (LoadState=%s): its files are read as they are", t->unit,
+                      v.load_state);
     } else if (v.reload_needed) {
         afx_error("note: %s changed on disk since systemd loaded it (NeedDaemonReload=yes): its files "
                   "are read as they are now", t->unit);
@@ -280,7 +229,6 @@ static bool agrees_with_systemd(const struct target *t, const struct afx_unit_en
         }
         afx_unit_env_free(&said);
     }
-    free(v.preload);
     return ok;
 }
 
@@ -384,7 +332,7 @@ static bool warn_later(const struct target *t, const struct reading *r, const ch
     return ok;
 }
 
-static int enable(const struct target *t, bool dry_run)
+static int enable(const struct target *t, bool dry_run, bool force)
 {
     if (afx_unit_is_template(t->unit)) {
         afx_error("enable: %s is a template; give an instance (%.*s@NAME.service): each instance's "
@@ -416,14 +364,30 @@ static int enable(const struct target *t, bool dry_run)
     struct reading r;
     int rc = AFX_EXIT_FAIL;
     char *list = NULL, *text = NULL;
-    if (!read_unit(t, &r))
+    struct systemd_view v = { .load_state = "" };
+    bool asked = systemd_running(t);
+    if (!read_unit(t, &r) || (asked && !ask_systemd(t->unit, &v)))
         goto out;
-    if (r.files.fragment == NULL && !r.files.masked)
-        afx_error("note: no unit file for %s under %s; the drop-in takes effect once the unit exists", t->unit,
-                  t->root.host ? "/" : t->root.shown);
-    else if (r.files.masked)
+    /* systemd's answer where it runs; the unit search path otherwise. */
+    bool missing = asked ? strcmp(v.load_state, "not-found") == 0 : r.files.fragment == NULL && !r.files.masked;
+    bool masked = asked ? strcmp(v.load_state, "masked") == 0 : r.files.masked;
+    if (missing && !force) {
+        /* As systemctl says it: a typo must not leave a drop-in behind. */
+        if (asked)
+            afx_error("Unit %s not found. systemd has no such unit (LoadState=not-found): check the name, or use "
+                      "--force to write the drop-in for a unit installed later", t->unit);
+        else
+            afx_error("Unit %s not found. No unit file for it in systemd's unit directories under %s: check the "
+                      "name, or use --force to write the drop-in for a unit installed later", t->unit,
+                      t->root.host ? "/" : t->root.shown);
+        goto out;
+    }
+    if (missing)
+        afx_error("note: --force: %s is not installed; the drop-in takes effect once it is (then daemon-reload)",
+                  t->unit);
+    else if (masked)
         afx_error("note: %s is masked; the drop-in takes effect once it is unmasked", t->unit);
-    if (systemd_running(t) && !agrees_with_systemd(t, &r.now))
+    if (asked && !missing && !agrees_with_systemd(t, &v, &r.now))
         goto out;
     list = afx_preload_append(r.before.state == AFX_ENV_SET ? r.before.preload : NULL, lib.preload, lib.file);
     text = list != NULL ? afx_dropin_text(t->unit, list) : NULL;
@@ -440,6 +404,7 @@ static int enable(const struct target *t, bool dry_run)
         printf("wrote %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown, t->unit);
     }
 out:
+    free(v.preload);
     free(list);
     free(text);
     reading_free(&r);
@@ -473,7 +438,7 @@ static int disable(const struct target *t, bool dry_run)
         return AFX_EXIT_OK;
     }
     if (unlinkat(dir, DROPIN, 0) != 0) {
-        afx_error("cannot remove %s: %s; run as root or use --root", t->shown, strerror(errno));
+        afx_error("cannot remove %s: %s; %s", t->shown, strerror(errno), afx_next_step(&t->root, errno));
         close(dir);
         return AFX_EXIT_FAIL;
     }
@@ -490,30 +455,85 @@ static int disable(const struct target *t, bool dry_run)
     return AFX_EXIT_OK;
 }
 
+static const char enable_help[] =
+    "Usage: arenafix enable [--dry-run] [--force] [--root DIR] UNIT\n"
+    "Add libarenafix to a systemd service's LD_PRELOAD, keeping what it preloads,\n"
+    "with a drop-in: /etc/systemd/system/UNIT.d/arenafix.conf.\n"
+    "\n"
+    "Options:\n"
+    "  -n, --dry-run    print the drop-in, write nothing\n"
+    "  -f, --force      write it for a unit that is not installed yet\n"
+    "  -r, --root DIR   the image under DIR, by its files alone (systemd not asked)\n"
+    "  -h, --help       print this help and exit\n"
+    "\n"
+    "Examples:\n"
+    "  arenafix enable nginx                   preload the library into nginx.service\n"
+    "  arenafix enable --dry-run nginx         show the drop-in first\n"
+    "  arenafix enable --root /srv/img web     in an image, before it boots\n"
+    "\n"
+    "Exit status: 0 written (--dry-run: would be), 1 failure or no such unit,\n"
+    "2 usage error.  Then: systemctl daemon-reload && systemctl restart UNIT.\n"
+    "See arenafix(1).\n";
+
+static const char disable_help[] =
+    "Usage: arenafix disable [--dry-run] [--root DIR] UNIT\n"
+    "Remove the drop-in arenafix enable wrote for UNIT, even if the unit is gone;\n"
+    "any other drop-in is left alone.\n"
+    "\n"
+    "Options:\n"
+    "  -n, --dry-run    say what would be removed, remove nothing\n"
+    "  -r, --root DIR   the image under DIR\n"
+    "  -h, --help       print this help and exit\n"
+    "\n"
+    "Examples:\n"
+    "  arenafix disable nginx                  take the library out of nginx.service\n"
+    "  arenafix status                         which units arenafix changed\n"
+    "\n"
+    "Exit status: 0 removed (or nothing to remove), 1 failure, 2 usage error.\n"
+    "Then: systemctl daemon-reload && systemctl restart UNIT.\n"
+    "See arenafix(1).\n";
+
+/* -h or --help among the options (before "--"): help, whatever else is there. */
+static bool wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return true;
+    return false;
+}
+
 int afx_cmd_enable(int argc, char **argv, bool on)
 {
     static const struct option options[] = {
         { "dry-run", no_argument, NULL, 'n' },
+        { "force", no_argument, NULL, 'f' },
         { "root", required_argument, NULL, 'r' },
         { 0 },
     };
     const char *what = on ? "enable" : "disable", *root = NULL;
-    bool dry_run = false;
+    const char *usage = on ? "[--dry-run] [--force] [--root DIR] UNIT" : "[--dry-run] [--root DIR] UNIT";
+    if (wants_help(argc, argv)) {
+        fputs(on ? enable_help : disable_help, stdout);
+        return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
+    }
+    bool dry_run = false, force = false;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, on ? "+:nfr:" : "+:nr:", options, NULL)) != -1) {
         if (c == 'n') {
             dry_run = true;
+        } else if (c == 'f' && on) {
+            force = true;
         } else if (c == 'r') {
             root = optarg;
         } else {
-            afx_usage_error("%s: %s %s; usage: arenafix %s [--dry-run] [--root DIR] UNIT", what,
-                            c == ':' ? "missing value for" : "unknown option", argv[optind - 1], what);
+            afx_usage_error("%s: %s %s; usage: arenafix %s %s (see arenafix %s --help)", what,
+                            c == ':' ? "missing value for" : "unknown option", argv[optind - 1], what, usage, what);
         }
     }
     if (optind != argc - 1)
-        afx_usage_error("%s: %s; usage: arenafix %s [--dry-run] [--root DIR] UNIT", what,
-                        optind >= argc ? "no unit given" : "one unit only", what);
+        afx_usage_error("%s: %s; usage: arenafix %s %s (see arenafix %s --help)", what,
+                        optind >= argc ? "no unit given" : "one unit only", what, usage, what);
     struct target t = { .root_option = root != NULL };
     if (!afx_unit_name(argv[optind], t.unit, sizeof t.unit))
         afx_usage_error("%s: %s is not a service unit name; give one such as nginx or nginx.service",
@@ -526,7 +546,7 @@ int afx_cmd_enable(int argc, char **argv, bool on)
     snprintf(t.dir, sizeof t.dir, SYSTEM_DIR "/%s.d", t.unit);
     snprintf(t.path, sizeof t.path, "%s/" DROPIN, t.dir);
     afx_root_path(&t.root, t.path, t.shown, sizeof t.shown);
-    rc = on ? enable(&t, dry_run) : disable(&t, dry_run);
+    rc = on ? enable(&t, dry_run, force) : disable(&t, dry_run);
     afx_root_close(&t.root);
     return rc;
 }
