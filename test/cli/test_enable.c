@@ -649,6 +649,15 @@ START_TEST(live_system_asks_systemd)
     ck_assert_status(&r, 1);
     ck_assert_msg(strstr(r.err, "cannot ask systemd about afxlive.service") != NULL, "%s", r.err);
     run_free(&r);
+    /* systemd's answer decides whether the unit exists. */
+    run_live(&r, "printf 'LoadState=not-found\nNeedDaemonReload=no\nEnvironment=\n'", NULL);
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "Unit afxlive.service not found. systemd has no such unit") != NULL, "%s", r.err);
+    run_free(&r);
+    run_live(&r, "printf 'LoadState=not-found\nNeedDaemonReload=no\nEnvironment=\n'", "--force");
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.err, "note: --force: afxlive.service is not installed") != NULL, "%s", r.err);
+    run_free(&r);
     /* --root /: the files alone, systemd not asked. */
     run_live(&r, "exit 1", "--root=/");
     ck_assert_status(&r, 0);
@@ -753,6 +762,172 @@ START_TEST(fallback_without_openat2)
 }
 END_TEST
 
+/* ---- a unit that does not exist ---------------------------------------- */
+
+/* A typo must not leave a drop-in behind: refused as systemctl refuses
+ * it, nothing written, no directory made; --force writes it anyway, and
+ * disable still takes it out. */
+START_TEST(unknown_unit_refused)
+{
+    struct run r;
+    char dir[PATH_MAX], ghost[PATH_MAX];
+    path_of(dir, sizeof dir, "etc/systemd/system/nginix.service.d");
+    FMT(ghost, "%s/arenafix.conf", dir);
+    for (int dry_run = 0; dry_run < 2; dry_run++) {
+        run(&r, NULL, ARGV(cli(), "enable", dry_run ? "--dry-run" : "--root", dry_run ? "--root" : root,
+                           dry_run ? root : "nginix", dry_run ? "nginix" : NULL));
+        ck_assert_status(&r, 1);
+        ck_assert_msg(strstr(r.err, "arenafix: Unit nginix.service not found.") != NULL, "%s", r.err);
+        ck_assert_msg(strstr(r.err, "--force") != NULL, "the way to write it anyway is not named: %s", r.err);
+        ck_assert_msg(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "not one line: %s", r.err);
+        ck_assert_msg(r.out[0] == '\0', "%s", r.out);
+        run_free(&r);
+        ck_assert_msg(access(dir, F_OK) != 0, "%s was created", dir);
+    }
+    /* An instance of an installed template exists. */
+    unit("lib/systemd/system/tpl@.service", "");
+    run(&r, NULL, ARGV(cli(), "enable", "--dry-run", "--root", root, "tpl@any"));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+
+    run(&r, NULL, ARGV(cli(), "enable", "--force", "--root", root, "nginix"));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.err, "note: --force: nginix.service is not installed") != NULL, "%s", r.err);
+    run_free(&r);
+    ck_assert_msg(access(ghost, F_OK) == 0, "--force wrote nothing");
+    /* The way back works for a unit that is not there. */
+    run(&r, NULL, ARGV(cli(), "disable", "--root", root, "nginix"));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.out, "removed ") != NULL, "%s", r.out);
+    run_free(&r);
+    ck_assert_msg(access(dir, F_OK) != 0, "%s left behind", dir);
+}
+END_TEST
+
+/* systemd treats an empty unit file, as a link to /dev/null, as masked:
+ * enable says so (the drop-in waits for the unmask). */
+START_TEST(empty_unit_is_masked)
+{
+    struct run r;
+    write_file("lib/systemd/system/empty.service", "");
+    link_file("etc/systemd/system/nulled.service", "/dev/null");
+    unit("lib/systemd/system/nulled.service", "");
+    static const char *const units[] = { "empty", "nulled" };
+    for (size_t i = 0; i < 2; i++) {
+        run(&r, NULL, ARGV(cli(), "enable", "--dry-run", "--root", root, units[i]));
+        ck_assert_status(&r, 0);
+        char want[128];
+        FMT(want, "note: %s.service is masked; the drop-in takes effect once it is unmasked", units[i]);
+        ck_assert_msg(strstr(r.err, want) != NULL, "want \"%s\" in: %s", want, r.err);
+        run_free(&r);
+    }
+}
+END_TEST
+
+/* ---- errors name what really failed ------------------------------------ */
+
+static bool can_drop_to_nobody(const char *test)
+{
+    if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) {
+        printf("SKIP %s: needs root and setpriv to run the command as nobody\n", test);
+        return false;
+    }
+    return true;
+}
+
+/* As an ordinary user: the permission it lacks, and the way out, not
+ * "does not exist; is systemd installed?". */
+START_TEST(unprivileged_user_told_permission)
+{
+    if (!can_drop_to_nobody(__func__))
+        return;
+    char cmd[PATH_MAX * 2];
+    FMT(cmd, "chmod -R a+rX '%s'", root);
+    ck_assert(system(cmd) == 0);
+    struct run r;
+    run(&r, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", cli(), "enable", "--root",
+                       root, "web"));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "web.service.d: Permission denied; run as root") != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "does not exist") == NULL, "%s", r.err);
+    run_free(&r);
+    ck_assert(read_dropin() == NULL);
+
+    /* Live, in a private mount namespace where systemd does not run and
+     * /etc/systemd/system is the tree's: the hint is --root. */
+    if (system("unshare -m true 2>/dev/null") != 0) {
+        printf("SKIP %s (live): no unshare -m\n", __func__);
+        return;
+    }
+    char script[PATH_MAX * 2];
+    FMT(script, "mount --make-rprivate / && mount -t tmpfs none /run/systemd && "
+                "mount --bind '%s/etc/systemd/system' /etc/systemd/system && "
+                "mount --bind '%s/lib/systemd/system' /lib/systemd/system && exec \"$@\"", root, root);
+    run(&r, NULL, ARGV("unshare", "-m", "sh", "-c", script, "sh", "setpriv", "--reuid=65534", "--regid=65534",
+                       "--clear-groups", cli(), "enable", "web"));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "cannot create /etc/systemd/system/web.service.d: Permission denied; run as root, "
+                                "or use --root DIR") != NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* A read-only file system is named as such, for enable and disable. */
+START_TEST(read_only_named)
+{
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0) {
+        printf("SKIP read_only_named: needs root and unshare -m\n");
+        return;
+    }
+    write_file("etc/systemd/system/old.service.d/arenafix.conf",
+               "# Written by arenafix enable; remove with: arenafix disable old.service\n[Service]\n");
+    char script[PATH_MAX * 2];
+    FMT(script, "mount --make-rprivate / && mount --bind '%s' '%s' && mount -o remount,bind,ro '%s' && "
+                "exec \"$@\"", root, root, root);
+    struct run r;
+    run(&r, NULL, ARGV("unshare", "-m", "sh", "-c", script, "sh", cli(), "enable", "--root", root, "web"));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "web.service.d: Read-only file system; the file system is mounted read-only")
+                  != NULL, "%s", r.err);
+    run_free(&r);
+    run(&r, NULL, ARGV("unshare", "-m", "sh", "-c", script, "sh", cli(), "disable", "--root", root, "old"));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "Read-only file system; the file system is mounted read-only") != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "run as root") == NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* ---- --help ------------------------------------------------------------ */
+
+/* -h and --help anywhere among the options: the usage, options and
+ * examples on stdout, exit 0 (arenafix status is tested in test_status.c). */
+START_TEST(help_anywhere)
+{
+    static const char *const cmds[] = { "enable", "disable" };
+    for (size_t i = 0; i < 2; i++) {
+        const char *const *argvs[] = {
+            ARGV(cli(), cmds[i], "--help"),
+            ARGV(cli(), cmds[i], "-h"),
+            ARGV(cli(), cmds[i], "--root", "/no/such/dir", "--bogus", "--help", "web"),
+        };
+        for (size_t k = 0; k < 3; k++) {
+            struct run r;
+            char usage[64];
+            run(&r, NULL, argvs[k]);
+            ck_assert_status(&r, 0);
+            FMT(usage, "Usage: arenafix %s [--dry-run]", cmds[i]);
+            ck_assert_msg(strncmp(r.out, usage, strlen(usage)) == 0, "%s", r.out);
+            ck_assert_msg(strstr(r.out, "\nOptions:\n") != NULL && strstr(r.out, "\nExamples:\n") != NULL
+                          && strstr(r.out, "  -h, --help       print this help and exit\n") != NULL
+                          && strstr(r.out, "\nSee arenafix(1).\n") != NULL, "%s", r.out);
+            ck_assert_msg(r.err[0] == '\0', "%s", r.err);
+            run_free(&r);
+        }
+    }
+}
+END_TEST
+
 Suite *enable_suite(void)
 {
     Suite *s = suite_create("enable");
@@ -773,6 +948,11 @@ Suite *enable_suite(void)
     tcase_add_test(tc, live_system_asks_systemd);
     tcase_add_test(tc, symlinks_not_followed);
     tcase_add_test(tc, fallback_without_openat2);
+    tcase_add_test(tc, unknown_unit_refused);
+    tcase_add_test(tc, empty_unit_is_masked);
+    tcase_add_test(tc, unprivileged_user_told_permission);
+    tcase_add_test(tc, read_only_named);
+    tcase_add_test(tc, help_anywhere);
     suite_add_tcase(s, tc);
     return s;
 }
