@@ -1,0 +1,222 @@
+/* arenafix status: what arenafix changed, in a tree the real
+ * `arenafix enable --root` wrote, and on a "running" system in a
+ * private mount namespace. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char root[64], lib[PATH_MAX];
+
+#define FMT(buf, ...) ck_assert_msg(snprintf(buf, sizeof buf, __VA_ARGS__) < (int)sizeof buf, "too long")
+
+static void write_file(const char *rel, const char *text)
+{
+    char path[PATH_MAX], cmd[PATH_MAX * 2];
+    FMT(path, "%s/%s", root, rel);
+    FMT(cmd, "mkdir -p \"$(dirname '%s')\"", path);
+    ck_assert(system(cmd) == 0);
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+    fputs(text, f);
+    fclose(f);
+}
+
+static void setup(void)
+{
+    umask(022);
+    snprintf(root, sizeof root, "/tmp/arenafix-status-XXXXXX");
+    ck_assert(mkdtemp(root) != NULL);
+    ck_assert(chmod(root, 0755) == 0);
+    char cmd[PATH_MAX * 2];
+    snprintf(lib, sizeof lib, "%s/opt/arenafix/libarenafix.so", root);
+    FMT(cmd, "mkdir -p '%s/opt/arenafix' '%s/etc/systemd/system' && cp '%s' '%s'", root, root, testlib(), lib);
+    ck_assert(system(cmd) == 0);
+    setenv("ARENAFIX_LIBRARY", lib, 1);
+    write_file("lib/systemd/system/web.service", "[Service]\nExecStart=/bin/true\n");
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    ck_assert(system(cmd) == 0);
+}
+
+static void enable_in_root(const char *unit, bool force)
+{
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "enable", "--root", root, force ? "--force" : unit, force ? unit : NULL));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+}
+
+static void want_line(const struct run *r, const char *line)
+{
+    ck_assert_msg(strstr(r->out, line) != NULL, "want the line \"%s\" in:\n%s", line, r->out);
+}
+
+/* Every drop-in enable wrote, and only those; the lines of
+ * ld.so.preload naming the library; as text and as JSON. */
+START_TEST(lists_what_enable_wrote)
+{
+    enable_in_root("web", false);
+    enable_in_root("later", true);
+    write_file("etc/systemd/system/other.service.d/arenafix.conf", "[Service]\nEnvironment=A=1\n");
+    write_file("etc/systemd/system/other.service.d/10-mine.conf", "# Written by arenafix enable\n");
+    write_file("etc/ld.so.preload", "/usr/lib/libother.so\n/usr/$LIB/arenafix/libarenafix.so\n");
+    struct run r;
+    char line[PATH_MAX * 2];
+    run(&r, NULL, ARGV(cli(), "status", "--root", root));
+    ck_assert_status(&r, 0);
+    FMT(line, "library:        %s (ARENAFIX_LIBRARY)\n", lib);
+    want_line(&r, line);
+    want_line(&r, "glibc:          not probed (--root: run arenafix probe on the host that boots the tree)\n");
+    FMT(line, "ld.so.preload:  %s/etc/ld.so.preload line 2 names it, for every process: "
+              "/usr/$LIB/arenafix/libarenafix.so\n", root);
+    want_line(&r, line);
+    FMT(line, "drop-in:        later.service: %s/etc/systemd/system/later.service.d/arenafix.conf (systemd: not "
+              "asked, --root)\ndrop-in:        web.service: %s/etc/systemd/system/web.service.d/arenafix.conf",
+        root, root);
+    want_line(&r, line);
+    ck_assert_msg(strstr(r.out, "other.service") == NULL, "a drop-in arenafix did not write is listed: %s", r.out);
+    ck_assert_msg(strstr(r.out, "next:") == NULL, "%s", r.out);
+    ck_assert_msg(terminal_safe(r.out), "%s", r.out);
+    run_free(&r);
+
+    if (run(&r, NULL, ARGV("python3", "-c", "import json")) != 0) {
+        run_free(&r);
+        printf("SKIP lists_what_enable_wrote (JSON): no python3 to read it with\n");
+        return;
+    }
+    run_free(&r);
+    char json[PATH_MAX], check[PATH_MAX * 4], cmd[PATH_MAX * 2];
+    FMT(json, "%s/status.json", root);
+    FMT(cmd, "'%s' status --json --root '%s' > '%s'", cli(), root, json);
+    ck_assert(system(cmd) == 0);
+    FMT(check, "import json, sys\n"
+               "d = json.load(open(sys.argv[1]))\n"
+               "root, lib = sys.argv[2], sys.argv[3]\n"
+               "assert d['root'] == root and d['library'] == lib and d['verdict'] is None, d\n"
+               "assert d['ld_so_preload'] == root + '/etc/ld.so.preload' and d['ld_so_preload_names_library'], d\n"
+               "assert d['ld_so_preload_lines'] == [{'line': 2, 'text': '/usr/$LIB/arenafix/libarenafix.so'}], d\n"
+               "assert [x['unit'] for x in d['dropins']] == ['later.service', 'web.service'], d\n"
+               "assert d['dropins'][1]['path'] == root + '/etc/systemd/system/web.service.d/arenafix.conf', d\n"
+               "assert d['systemd'] == 'not asked' and d['next'] == [] and d['exit_status'] == 0, d\n");
+    run(&r, NULL, ARGV("python3", "-c", check, json, root, lib));
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* What it cannot read, it says, and exits 1. */
+START_TEST(unreadable_is_a_failure)
+{
+    char path[PATH_MAX];
+    FMT(path, "%s/etc/ld.so.preload", root);
+    ck_assert(mkdir(path, 0755) == 0);
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "status", "--root", root));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "etc/ld.so.preload: not a regular file") != NULL, "%s", r.err);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "status", "--bogus"));
+    ck_assert_status(&r, 2);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(help)
+{
+    const char *const *argvs[] = { ARGV(cli(), "status", "--help"), ARGV(cli(), "status", "--json", "-h") };
+    for (size_t i = 0; i < 2; i++) {
+        struct run r;
+        run(&r, NULL, argvs[i]);
+        ck_assert_status(&r, 0);
+        ck_assert_msg(strncmp(r.out, "Usage: arenafix status [--json] [--root DIR]\n", 45) == 0
+                      && strstr(r.out, "\nOptions:\n") != NULL && strstr(r.out, "\nExamples:\n") != NULL
+                      && strstr(r.out, "  -h, --help       print this help and exit\n") != NULL
+                      && strstr(r.out, "\nSee arenafix(1).\n") != NULL, "%s", r.out);
+        run_free(&r);
+    }
+}
+END_TEST
+
+/* status without --root, in a private mount namespace whose
+ * /etc/systemd/system is the tree's; with running_says non-NULL,
+ * /run/systemd/system exists and systemctl is a script printing it. */
+static void run_live(struct run *r, const char *running_says)
+{
+    char script[PATH_MAX * 4], bin[PATH_MAX], fake[PATH_MAX * 2], path_env[PATH_MAX * 2 + 16];
+    FMT(bin, "%s/live-bin", root);
+    ck_assert(mkdir(bin, 0755) == 0 || errno == EEXIST);
+    FMT(fake, "%s/systemctl", bin);
+    FILE *f = fopen(fake, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "#!/bin/sh\nprintf '%s'\n", running_says != NULL ? running_says : "");
+    fclose(f);
+    ck_assert(chmod(fake, 0755) == 0);
+    FMT(script, "mount --make-rprivate / && mount -t tmpfs none /run/systemd && %s"
+                "mount --bind '%s/etc/systemd/system' /etc/systemd/system && exec \"$@\"",
+        running_says != NULL ? "mkdir /run/systemd/system && " : "", root);
+    FMT(path_env, "PATH=%s:%s", bin, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    run(r, ARGV(path_env), ARGV("unshare", "-m", "sh", "-c", script, "sh", cli(), "status"));
+}
+
+/* On a running system, systemd says whether it loaded each drop-in, and
+ * status says what to run next. */
+START_TEST(live_asks_systemd)
+{
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0 || access("/run/systemd", F_OK) != 0) {
+        printf("SKIP live_asks_systemd: needs root, unshare -m and /run/systemd\n");
+        return;
+    }
+    enable_in_root("web", false);
+    struct run r;
+    run_live(&r, NULL);
+    ck_assert_status(&r, 0);
+    want_line(&r, "drop-in:        web.service: /etc/systemd/system/web.service.d/arenafix.conf (systemd: not "
+                  "running here)\n");
+    ck_assert_msg(strstr(r.out, "\nglibc:          ") != NULL, "the host's glibc is not probed: %s", r.out);
+    run_free(&r);
+
+    run_live(&r, "LoadState=loaded\\nNeedDaemonReload=no\\nDropInPaths=\\nActiveState=active\\n"
+                 "ExecMainStartTimestampMonotonic=1\\n");
+    ck_assert_status(&r, 0);
+    want_line(&r, "(systemd: not loaded)\nnext:           systemctl daemon-reload && systemctl restart "
+                  "web.service\n");
+    run_free(&r);
+    run_live(&r, "LoadState=loaded\\nNeedDaemonReload=no\\nDropInPaths=/x.conf "
+                 "/etc/systemd/system/web.service.d/arenafix.conf\\nActiveState=active\\n"
+                 "ExecMainStartTimestampMonotonic=1\\n");
+    ck_assert_status(&r, 0);
+    want_line(&r, "(systemd: loaded, but the service started before it was written)\n"
+                  "next:           systemctl restart web.service\n");
+    run_free(&r);
+    run_live(&r, "LoadState=loaded\\nNeedDaemonReload=no\\nDropInPaths=/etc/systemd/system/web.service.d/"
+                 "arenafix.conf\\nActiveState=inactive\\nExecMainStartTimestampMonotonic=0\\n");
+    ck_assert_status(&r, 0);
+    want_line(&r, "(systemd: loaded, in effect from the next start)\n");
+    ck_assert_msg(strstr(r.out, "next:") == NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+Suite *status_suite(void)
+{
+    Suite *s = suite_create("status");
+    TCase *tc = tcase_create("status");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, lists_what_enable_wrote);
+    tcase_add_test(tc, unreadable_is_a_failure);
+    tcase_add_test(tc, help);
+    tcase_add_test(tc, live_asks_systemd);
+    suite_add_tcase(s, tc);
+    return s;
+}
