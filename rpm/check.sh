@@ -169,6 +169,46 @@ installed() {  # installed CMD [ARGS...]: run in the namespace
     unshare -rm sh -c 'mount -t overlay overlay -o "lowerdir=$1:/usr/lib64" /usr/lib64 && shift && exec "$@"' \
         sh "$root/usr/lib64" "$@"
 }
+# libarenafix's %preun as built, run in a private mount namespace whose
+# /etc has an ld.so.preload line and a drop-in loading the library: on
+# erase ($1 = 0) it warns about each and exits 0, on upgrade it is quiet.
+preun_check() {
+    librpm=$(ls "$out"/RPMS/*/libarenafix-[0-9]*.rpm 2> /dev/null | head -n 1)
+    etc=$out/preun-etc
+    rm -rf "$etc" && mkdir -p "$etc/systemd/system/web.service.d"
+    printf '/usr/$LIB/arenafix/libarenafix.so\n' > "$etc/ld.so.preload"
+    printf '# Written by arenafix enable; remove with: arenafix disable web.service\n[Service]\n%s\n' \
+        'Environment="LD_PRELOAD=/usr/$LIB/arenafix/libarenafix.so"' > "$etc/systemd/system/web.service.d/arenafix.conf"
+    rpm -qp --qf '%{PREUN}' "$librpm" > "$out/preun.sh" 2> /dev/null
+    in_etc() {
+        unshare -rm sh -c 'mount -t overlay overlay -o "lowerdir=$1:/etc" /etc && shift && exec "$@"' sh "$etc" "$@"
+    }
+    if [ ! -s "$out/preun.sh" ]; then
+        fail "%preun: libarenafix has none"
+    elif ! in_etc true 2> /dev/null; then
+        skip "%preun: no private mount namespace with an overlay here (unshare -rm, mount -t overlay)"
+    else
+        rc=0
+        warned=$(in_etc sh "$out/preun.sh" 0 2>&1 > /dev/null | grep '^libarenafix: ') || rc=$?
+        echo "$warned" | sed 's/^/    /'
+        if echo "$warned" | grep -q '^libarenafix: warning: /etc/ld.so.preload line 1 still loads /usr/lib64/arenafix/libarenafix.so' &&
+           echo "$warned" | grep -q 'web.service.d/arenafix.conf still preloads .* run arenafix disable web.service'; then
+            pass "%preun on erase: warns about /etc/ld.so.preload and the drop-in"
+        else
+            fail "%preun on erase: expected warnings naming /etc/ld.so.preload and web.service's drop-in, got: $warned"
+        fi
+        rc=0
+        quiet=$(in_etc sh "$out/preun.sh" 1 2>&1 | grep '^libarenafix: ') || :
+        in_etc sh "$out/preun.sh" 0 > /dev/null 2>&1 || rc=$?
+        if [ -z "$quiet" ] && [ "$rc" -eq 0 ]; then
+            pass "%preun: quiet on upgrade, exit 0 on erase"
+        else
+            fail "%preun: upgrade said \"$quiet\", erase exited $rc"
+        fi
+    fi
+}
+preun_check
+
 pinned=$out/test/test/pinned
 if ! installed true 2> /dev/null; then
     skip "as installed: no private mount namespace with an overlay here (unshare -rm, mount -t overlay)"

@@ -29,11 +29,17 @@ deb:
 	cd $(DEB_SRC) && $(DEB_ENV) debian/rules clean
 
 # lintian, and the promise of debian/README.Debian: no maintainer script
-# touches /etc/ld.so.preload.
+# writes /etc/ld.so.preload.  Only libarenafix's prerm reads it, to warn
+# before the library goes; test/deb/prerm-check.sh runs that script as
+# built and checks its warnings, its silence on upgrade, and that it
+# changes no file.
 lint-deb: deb
 	lintian --fail-on error,warning --display-info $(DEB_OUT)/*.changes
 	for deb in $(DEB_OUT)/*.deb; do \
 	    rm -rf $(DEB_OUT)/control && dpkg-deb --control $$deb $(DEB_OUT)/control && \
+	    if [ "$$(dpkg-deb --field $$deb Package)" = libarenafix ]; then \
+	        sh test/deb/prerm-check.sh $(DEB_OUT)/control/prerm $(DEB_OUT)/prerm-root || exit 1; \
+	        rm $(DEB_OUT)/control/prerm; fi && \
 	    if grep -l ld.so.preload $(DEB_OUT)/control/*; then \
 	        echo "$$deb: a maintainer script names /etc/ld.so.preload" >&2; exit 1; fi; \
 	done

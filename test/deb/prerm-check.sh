@@ -1,0 +1,48 @@
+#!/bin/sh
+# libarenafix's prerm, as built into the .deb, run by sh on a scratch
+# root (DPKG_ROOT, as dpkg gives it): on remove it warns about each
+# /etc/ld.so.preload line and arenafix drop-in that loads this
+# architecture's library, and exits 0; on upgrade it says nothing; it
+# never changes a file.  Usage: test/deb/prerm-check.sh PRERM SCRATCH
+set -eu
+prerm=${1:?usage: prerm-check.sh PRERM SCRATCH}
+root=${2:?usage: prerm-check.sh PRERM SCRATCH}
+fail=0
+rm -rf "$root"
+mkdir -p "$root/etc/systemd/system/web.service.d" "$root/etc/systemd/system/mine.service.d"
+lib=$(sed -n 's|^lib=||p' "$prerm")
+printf '# the operator'"'"'s\n/usr/$LIB/arenafix/libarenafix.so\n/usr/lib/no-such-triplet/arenafix/libarenafix.so\n' \
+    > "$root/etc/ld.so.preload"
+printf '# Written by arenafix enable; remove with: arenafix disable web.service\n[Service]\n'`
+      `'Environment="LD_PRELOAD=/usr/$LIB/arenafix/libarenafix.so"\n' \
+    > "$root/etc/systemd/system/web.service.d/arenafix.conf"
+printf '[Service]\nEnvironment="LD_PRELOAD=/usr/$LIB/arenafix/libarenafix.so"\n' \
+    > "$root/etc/systemd/system/mine.service.d/arenafix.conf"
+before=$(cd "$root" && find . -type f | sort | xargs md5sum)
+
+check() {  # check WHAT CONDITION...
+    what=$1
+    shift
+    if "$@"; then echo "ok: prerm: $what"; else echo "FAIL: prerm: $what"; fail=1; fi
+}
+
+rc=0
+DPKG_ROOT=$root sh "$prerm" remove > "$root.out" 2> "$root.err" || rc=$?
+cat "$root.err"
+check "remove exits 0" [ "$rc" = 0 ]
+check "names the ld.so.preload line of this architecture" \
+      grep -q "^libarenafix: warning: /etc/ld.so.preload line 2 still loads $lib" "$root.err"
+check "not another architecture's line" [ "$(grep -c 'ld.so.preload line' "$root.err")" = 1 ]
+check "names the drop-in and how to undo it" grep -q "^libarenafix: warning: /etc/systemd/system/web.service.d/arenafix.conf still preloads $lib into web.service: run arenafix disable web.service" "$root.err"
+check "not a drop-in arenafix did not write" [ "$(grep -c 'mine.service' "$root.err")" = 0 ]
+check "nothing on stdout" [ ! -s "$root.out" ]
+rc=0
+DPKG_ROOT=$root sh "$prerm" upgrade 99 > "$root.out" 2>&1 || rc=$?
+check "upgrade: exit 0, quiet" [ "$rc" = 0 ] && [ ! -s "$root.out" ]
+rm -rf "$root.none" && mkdir -p "$root.none"
+rc=0
+DPKG_ROOT=$root.none sh "$prerm" remove > "$root.out" 2>&1 || rc=$?
+check "remove with nothing to undo: exit 0, quiet" [ "$rc" = 0 ] && [ ! -s "$root.out" ]
+check "no file changed" [ "$before" = "$(cd "$root" && find . -type f | sort | xargs md5sum)" ]
+rm -rf "$root" "$root.none" "$root.out" "$root.err"
+exit $fail
