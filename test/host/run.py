@@ -236,7 +236,20 @@ def judge_main(r, s):
               verdict="fine", libarenafix=True, arenas_counted=want)
     check_doc(r, "item 6: restarted on the new version: fine", s, "inspect-v2", 0,
               verdict="fine", libarenafix=True, arenas_counted=want)
-    r.check("item 6: no maintainer script touches /etc/ld.so.preload",
+    r.check("item 7: enable of a misspelled unit: refused by systemd's answer, nothing written",
+            s.fact("typo", "rc") == "1" and s.fact("typo", "refused") == "1" and s.fact("typo", "written") == "no",
+            " ".join(s.facts.get("_raw_typo", ["no line"])))
+    status = s.docs.get("status", (None, {}))
+    listed = [d for d in status[1].get("dropins") or [] if d.get("unit") == "afx-pinned.service"]
+    r.check("item 7: status lists the enabled service's drop-in, loaded by systemd",
+            status[0] == 0 and len(listed) == 1
+            and listed[0].get("path") == "/etc/systemd/system/afx-pinned.service.d/arenafix.conf"
+            and listed[0].get("systemd") == "loaded, in effect" and status[1].get("verdict") == "affected",
+            "exit %s: %s" % (status[0], json.dumps(status[1])[:400]))
+    r.check("item 7: dpkg -r warns about the drop-in and succeeds",
+            s.fact("remove-warns", "rc") == "0" and (s.num("remove-warns", "warned") or 0) >= 1,
+            " ".join(s.facts.get("_raw_remove-warns", ["no line"])))
+    r.check("item 6: no maintainer script writes /etc/ld.so.preload",
             s.fact("preload-untouched", "before") == "absent" and s.fact("preload-untouched", "after") == "absent"
             and s.fact("preload-untouched", "scripts") == "0",
             " ".join(s.facts.get("_raw_preload-untouched", ["no line"])))

@@ -199,7 +199,21 @@ stage_main() {
     inspect_unit inspect-upgraded afx-pinned
     restart afx-pinned restart-v2
     inspect_unit inspect-v2 afx-pinned
-    scripts=$(grep -l 'ld.so.preload' /var/lib/dpkg/info/libarenafix*.* /var/lib/dpkg/info/arenafix*.* 2>/dev/null | grep -v '\.list$' | wc -l)
+
+    # 7. A misspelled unit: refused by systemd's own answer, nothing
+    # written.  status lists the enabled service; removing the packages
+    # warns about its drop-in, and succeeds.
+    arenafix enable afx-pinnd >/tmp/typo.log 2>&1
+    rc=$?
+    out "AFX typo rc=$rc refused=$(grep -c '^arenafix: Unit afx-pinnd.service not found. systemd has no such unit' /tmp/typo.log) written=$([ -e /etc/systemd/system/afx-pinnd.service.d ] && echo yes || echo no)"
+    json status arenafix status --json
+    dpkg -r arenafix-bench arenafix libarenafix >/tmp/dpkg-r.log 2>&1
+    rc=$?
+    out "AFX remove-warns rc=$rc warned=$(grep -c '^libarenafix: warning: /etc/systemd/system/afx-pinned.service.d/arenafix.conf still preloads' /tmp/dpkg-r.log)"
+    dpkg -i "$CHK"/debs/v2/*.deb >/tmp/dpkg.log 2>&1
+
+    # Only libarenafix's prerm reads the file (to warn); none writes it.
+    scripts=$(grep -l 'ld.so.preload' /var/lib/dpkg/info/libarenafix*.* /var/lib/dpkg/info/arenafix*.* 2>/dev/null | grep -v '\.list$' | grep -v '/libarenafix[^/]*\.prerm$' | wc -l)
     out "AFX preload-untouched before=$preload0 after=$(preload_state) scripts=$scripts"
 
     # 5. is the next boot's: take the service's own drop-in away, put the
