@@ -197,6 +197,10 @@ static void print_text(const struct afx_report *r)
     if (r->host.nohz_full_list[0])
         printf(", nohz_full %s", esc(r->host.nohz_full_list));
     printf("\n  glibc:              %s, %s (%s)\n", esc(r->glibc), afx_glibc_state_name(r->state), esc(r->probe_note));
+    if (r->unit.name[0] != '\0')
+        printf("  systemd unit:       %s%s\n", esc(r->unit.name), r->unit.user ? " (a user's unit)" : "");
+    else
+        printf("  systemd unit:       none\n");
     if (r->maps.arenafix)
         printf("  libarenafix:        loaded, mode %s\n", afx_mode_name(r->env.arenafix.mode));
     else

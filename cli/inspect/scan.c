@@ -168,7 +168,10 @@ static const char *unit_column(const struct afx_report *r)
     static char column[AFX_ESCAPED_SIZE(AFX_UNIT_MAX) + 16];
     if (r->unit.name[0] == '\0')
         return "-";
-    snprintf(column, sizeof column, "%s%s", esc(r->unit.name), r->unit.user ? " (user)" : "");
+    /* Not esc(): its four buffers are the row's other columns. */
+    afx_escape(r->unit.name, column, AFX_ESCAPED_SIZE(AFX_UNIT_MAX));
+    if (r->unit.user)
+        strcat(column, " (user)");
     return column;
 }
 
