@@ -3,6 +3,7 @@
  * scan, so the tests look only at their own lines, at the exit status
  * where theirs is the worst there can be, and at the summary agreeing
  * with the lines. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -769,16 +770,35 @@ static int cgroup_move(const char *root, const char *rel, pid_t pid)
     return err;
 }
 
-/* Remove ROOT/REL and the directories above it, deepest first, once
- * their processes have been reaped (a cgroup empties as its last task
- * exits; a moment later on a busy host). */
-static void cgroup_remove(const char *root, const char *rel)
+/* A cgroup directory holds others (another test unit's, left for the
+ * call that removes them). */
+static bool has_cgroups(const char *path)
+{
+    DIR *d = opendir(path);
+    bool found = false;
+    for (struct dirent *e; d != NULL && !found && (e = readdir(d)) != NULL;)
+        found = e->d_type == DT_DIR && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d != NULL)
+        closedir(d);
+    return found;
+}
+
+/* Remove ROOT/REL and the directories above it that hold no other,
+ * deepest first, its processes moved out first (a cgroup whose last
+ * task is exiting stays busy a while on a loaded host).  Says so if
+ * one is left. */
+static void cgroup_remove(const char *root, const char *rel, const struct live *l, int n)
 {
     char path[PATH_MAX];
+    for (int i = 0; i < n; i++)
+        cgroup_move(root, "", l[i].pid);
     snprintf(path, sizeof path, "%s/%s", root, rel);
-    for (size_t keep = strlen(root); strlen(path) > keep;) {
-        for (int i = 0; i < 50 && rmdir(path) != 0 && errno == EBUSY; i++)
+    for (size_t keep = strlen(root); strlen(path) > keep && !has_cgroups(path);) {
+        int i = 0;
+        while (rmdir(path) != 0 && errno == EBUSY && i++ < 250)
             nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+        if (access(path, F_OK) == 0)
+            printf("cannot remove the test's cgroup %s: %s\n", path, strerror(errno));
         *strrchr(path, '/') = '\0';
     }
 }
@@ -830,9 +850,9 @@ START_TEST(unit_in_cgroup_v2)
     bool py = have_python(__func__);
     if (py)
         scan_json(&listing, NULL, NULL);
+    cgroup_remove(root, rel, (struct live[]){ hit, risk }, 2);
     live_stop(&risk);
     live_stop(&hit);
-    cgroup_remove(root, rel);
     ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s/%s: %s", root, rel, strerror(moved | moved_too));
 
     char column[80];
@@ -886,10 +906,10 @@ START_TEST(unit_in_cgroup_v1_and_user_unit)
     int moved = cgroup_move(root, rel, hit.pid), moved_too = cgroup_move(root, user_rel, risk.pid);
     struct run r;
     scan_text(&r, NULL);
+    cgroup_remove(root, user_rel, &risk, 1);
+    cgroup_remove(root, rel, &hit, 1);
     live_stop(&risk);
     live_stop(&hit);
-    cgroup_remove(root, user_rel);
-    cgroup_remove(root, rel);
     ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s: %s", root, strerror(moved | moved_too));
 
     char column[80], want[200];
