@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "denied.h"
 #include "escape.h"
+#include "fixes.h"
 #include "probe/glibctrust.h"
 #include "hostinfo.h"
 #include "probe/jail.h"
@@ -26,15 +28,47 @@
 
 static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all";
 
+static const char help[] =
+    "Usage: arenafix inspect [--json] [--no-probe] PID\n"
+    "       arenafix inspect --all [--json] [--no-probe]\n"
+    "Is a running process hit by glibc bug 30945 (too few malloc arenas), and how is it fixed?\n"
+    "Reads /proc without stopping it; names its systemd unit and the commands that fix it.\n"
+    "\n"
+    "Options:\n"
+    "  -a, --all        every process on the host, one line each, then the fixes\n"
+    "      --json       one JSON object (with --all: every process, and a summary)\n"
+    "      --no-probe   judge its glibc by its version, without running it\n"
+    "  -h, --help       print this help and exit\n"
+    "\n"
+    "Examples:\n"
+    "  arenafix inspect 1234          is process 1234 hit by the bug?\n"
+    "  sudo arenafix inspect --all    every process, and the commands that fix them\n"
+    "  arenafix inspect --all --json  every process, for a script\n"
+    "\n"
+    "Exit status: 0 fine, 1 could not read the process, 2 usage error, 3 hit, 4 at risk,\n"
+    "5 cannot tell; with --all, the worst of its processes (3, then 4, then 5, else 0).\n"
+    "See arenafix(1).\n";
+
 /* One line naming the problem and the fix, for a /proc read that failed. */
-static int proc_error(long pid, const char *what, int err)
+static int proc_error(const struct afx_report *r, const char *what, int err)
 {
-    if (err == ENOENT || err == ESRCH)
-        afx_error("no process %ld; check the PID (ps -e)", pid);
-    else if (err == EACCES || err == EPERM)
-        afx_error("no permission to read /proc/%ld/%s; run as the process's user or as root", pid, what);
-    else
-        afx_error("cannot read /proc/%ld/%s: %s", pid, what, strerror(err));
+    struct afx_access_facts facts;
+    char why[512];
+    /* A process that is there (its pidfd) but has no /proc directory:
+     * hidden from us (hidepid), or in another PID namespace's /proc. */
+    bool hidden = err == ENOENT && r->pidfd >= 0 && !afx_report_exited(r);
+    if ((err == ENOENT || err == ESRCH) && !hidden) {
+        afx_error("no process %ld; check the PID (ps -e)", r->pid);
+    } else if (err == EACCES || err == EPERM || hidden) {
+        afx_access_facts_read(&facts);
+        afx_denied_reason(&facts, what, hidden, why, sizeof why);
+        if (hidden)
+            afx_error("process %ld is running but /proc shows it no directory: %s", r->pid, why);
+        else
+            afx_error("no permission to read /proc/%ld/%s; %s", r->pid, what, why);
+    } else {
+        afx_error("cannot read /proc/%ld/%s: %s", r->pid, what, strerror(err));
+    }
     return AFX_EXIT_FAIL;
 }
 
@@ -163,6 +197,10 @@ static void print_text(const struct afx_report *r)
     if (r->host.nohz_full_list[0])
         printf(", nohz_full %s", esc(r->host.nohz_full_list));
     printf("\n  glibc:              %s, %s (%s)\n", esc(r->glibc), afx_glibc_state_name(r->state), esc(r->probe_note));
+    if (r->unit.name[0] != '\0')
+        printf("  systemd unit:       %s%s\n", esc(r->unit.name), r->unit.user ? " (a user's unit)" : "");
+    else
+        printf("  systemd unit:       none\n");
     if (r->maps.arenafix)
         printf("  libarenafix:        loaded, mode %s\n", afx_mode_name(r->env.arenafix.mode));
     else
@@ -172,11 +210,21 @@ static void print_text(const struct afx_report *r)
     printf("  arena limit set:    %s\n", r->env.user_limit ? "yes (environment)" : "no");
     printf("  arenas, estimated:  %ld (main + %ld heaps in /proc/%ld/maps; an upper bound)\n",
            r->maps.heaps + 1, r->maps.heaps, r->pid);
-    if (r->exact > 0)
+    if (r->exact > 0) {
         printf("  arenas, counted:    %ld (heap headers read from /proc/%ld/mem)\n", r->exact, r->pid);
-    else
+    } else if (r->mem_err == EACCES || r->mem_err == EPERM) {
+        struct afx_access_facts facts;
+        char why[512];
+        afx_access_facts_read(&facts);
+        afx_denied_reason(&facts, "mem", false, why, sizeof why);
+        printf("  arenas, counted:    not available (no permission to read /proc/%ld/mem; %s)\n", r->pid, why);
+    } else {
         printf("  arenas, counted:    not available (no access to /proc/%ld/mem)\n", r->pid);
+    }
     printf("verdict: %s: %s\n", afx_health_names[r->health], esc(r->why));
+    static struct afx_fixes fixes;
+    afx_fixes_add(&fixes, r);
+    afx_fixes_print(&fixes, stdout);
 }
 
 static long parse_pid(const char *s)
@@ -195,7 +243,7 @@ static int read_process(struct afx_report *r, bool probe)
     const char *what;
     int err = afx_report_read(r, &what);
     if (err != 0)
-        return proc_error(r->pid, what, err);
+        return proc_error(r, what, err);
     if (probe && r->probe_note[0] == '\0')
         probe_its_glibc(r);
     else if (!probe)
@@ -209,12 +257,19 @@ int afx_cmd_inspect(int argc, char **argv)
         { "json", no_argument, NULL, 'j' },
         { "no-probe", no_argument, NULL, 'n' },
         { "all", no_argument, NULL, 'a' },
+        { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     bool json = false, probe = true, all = false;
     int c;
+    /* Help wins wherever it is among the options, before any error. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(help, stdout);
+            return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
+        }
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+ah", options, NULL)) != -1) {
         if (c == 'j')
             json = true;
         else if (c == 'n')

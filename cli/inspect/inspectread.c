@@ -1,6 +1,7 @@
 #include "inspectread.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #define STATUS_MAX (1L << 20)
 #define ENVIRON_MAX (8L << 20)
 #define AUXV_MAX (64L << 10)
+/* A line per hierarchy, each path at most PATH_MAX: a dozen lines. */
+#define CGROUP_MAX (64L << 10)
 
 static void feed_maps(void *m, const char *piece, size_t len)
 {
@@ -106,15 +109,18 @@ void afx_read_threads(long pid, long online, struct afx_threads *t)
     closedir(d);
 }
 
-long afx_count_target_arenas(const char *dir, const struct afx_maps *m)
+long afx_count_target_arenas(const char *dir, const struct afx_maps *m, int *err)
 {
     char path[128];
+    *err = 0;
     if (m->kept < m->heaps)
         return -1;
     snprintf(path, sizeof path, "%s/mem", dir);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        *err = errno;
         return -1;
+    }
     long first = 0;
     for (long i = 0; i < m->kept; i++) {
         unsigned long words[4];
@@ -141,5 +147,16 @@ void afx_read_env(const char *dir, struct afx_env_facts *env)
     char *text = afx_slurp_max(path, ENVIRON_MAX, &len);
     if (text == NULL || !afx_environ_facts(text, len, secure, env))
         afx_environ_facts("", 0, secure, env);
+    free(text);
+}
+
+void afx_read_unit(long pid, struct afx_unit *u)
+{
+    char path[64];
+    size_t len;
+    snprintf(path, sizeof path, "/proc/%ld/cgroup", pid);
+    char *text = afx_slurp_max(path, CGROUP_MAX, &len);
+    if (text == NULL || !afx_cgroup_unit(text, len, u))
+        *u = (struct afx_unit){ 0 };
     free(text);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "proc/proccgroup.h"
 #include "proc/procenv.h"
 #include "proc/procmaps.h"
 
@@ -28,9 +29,13 @@ struct afx_threads {
 void afx_read_threads(long pid, long online, struct afx_threads *t);
 
 /* Arenas from the heap headers in DIR/mem: main's and one per first
- * heap (heaps.h).  -1 if the memory cannot be read, or not all heaps
- * were kept. */
-long afx_count_target_arenas(const char *dir, const struct afx_maps *m);
+ * heap (heaps.h).  -1 if the memory cannot be read (with *err the
+ * errno of the open that failed, else 0), or not all heaps were kept. */
+long afx_count_target_arenas(const char *dir, const struct afx_maps *m, int *err);
+
+/* The systemd unit it runs in (proccgroup.h), from /proc/PID/cgroup;
+ * none if that cannot be read. */
+void afx_read_unit(long pid, struct afx_unit *u);
 
 /* Its initial environment and auxiliary vector (DIR/environ, DIR/auxv):
  * the settings glibc and libarenafix took from them (defaults where

@@ -178,7 +178,8 @@ int afx_report_read(struct afx_report *r, const char **what)
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
 
     afx_read_threads(r->pid, r->host.online, &r->threads);
-    r->exact = afx_count_target_arenas(dir, &r->maps);
+    r->exact = afx_count_target_arenas(dir, &r->maps, &r->mem_err);
+    afx_read_unit(r->pid, &r->unit);
     afx_read_env(dir, &r->env);
     glibc_version(r);
     return 0;
@@ -235,6 +236,8 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_long(&j, "pid", r->pid);
     afx_json_str(&j, "name", r->name);
     afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
+    afx_json_str(&j, "unit", r->unit.name[0] ? r->unit.name : NULL);
+    afx_json_bool(&j, "user_unit", r->unit.user);
     afx_json_long(&j, "threads", r->threads.count);
     afx_json_long(&j, "threads_narrowed", r->threads.narrowed);
     afx_json_long(&j, "online_cpus", r->host.online);

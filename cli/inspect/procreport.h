@@ -14,6 +14,7 @@
 #include "inspectread.h"
 #include "proc/procenv.h"
 #include "proc/procmaps.h"
+#include "proc/proccgroup.h"
 #include "verdict.h"
 
 struct afx_report {
@@ -25,6 +26,8 @@ struct afx_report {
     struct afx_threads threads;
     struct afx_maps maps;
     long exact;                 /* arenas from the heap headers, -1 unread */
+    int mem_err;                /* why /proc/PID/mem would not open, 0 if it did (or was not tried) */
+    struct afx_unit unit;       /* its systemd unit, from its cgroup */
     char glibc[32];             /* the version in its libc's banner, or "unknown" */
     bool libc_known;            /* the libc it maps, as opened: which file */
     dev_t libc_dev;

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "denied.h"
 #include "escape.h"
+#include "fixes.h"
 #include "probe/glibctrust.h"
 #include "json.h"
 #include "proc/mappedfile.h"
@@ -32,6 +34,7 @@ struct tally {
     long verdict[AFX_HEALTHS];  /* by enum afx_health */
     long fixed;                 /* of the fine: libarenafix active */
     long unreadable;
+    long folded;                /* of those, not listed: a user's, no permission */
     long gone;                  /* exited before or while it was read */
     long single;                /* glibc, one thread, fine, no libarenafix */
     long kernel;
@@ -50,6 +53,8 @@ struct host_glibc {
 
 struct scan {
     bool json;
+    struct afx_access_facts access;    /* why root may not read one */
+    struct afx_fixes fixes;
     struct afx_host host;
     struct host_glibc glibc;
     struct tally t;
@@ -148,10 +153,26 @@ static void judge_glibc(struct afx_report *r, const struct host_glibc *h)
                  "not probed: a glibc %s may carry the fix or not; arenafix inspect PID probes it", r->glibc);
 }
 
+/* Wide enough for most services' names; a longer one pushes the rest. */
+#define UNIT_COLUMN "%-24s"
+
 static void text_header(void)
 {
-    printf("%7s  %-10s %7s %6s %6s  %-7s %-8s %s\n", "PID", "VERDICT", "THREADS", "PINNED", "ARENAS", "GLIBC",
-           "ARENAFIX", "NAME (EXECUTABLE): REASON");
+    printf("%7s  %-10s %7s %6s %6s  %-7s %-8s " UNIT_COLUMN " %s\n", "PID", "VERDICT", "THREADS", "PINNED", "ARENAS",
+           "GLIBC", "ARENAFIX", "UNIT", "NAME (EXECUTABLE): REASON");
+}
+
+/* Its unit for the UNIT column, escaped: "-" if none. */
+static const char *unit_column(const struct afx_report *r)
+{
+    static char column[AFX_ESCAPED_SIZE(AFX_UNIT_MAX) + 16];
+    if (r->unit.name[0] == '\0')
+        return "-";
+    /* Not esc(): its four buffers are the row's other columns. */
+    afx_escape(r->unit.name, column, AFX_ESCAPED_SIZE(AFX_UNIT_MAX));
+    if (r->unit.user)
+        strcat(column, " (user)");
+    return column;
 }
 
 /* Objects of the array after the first start with a comma. */
@@ -166,8 +187,8 @@ static void list_unreadable(struct scan *s, const struct afx_report *r, const ch
     s->t.unreadable++;
     if (!s->json) {
         s->listed++;
-        printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s %s (%s): %s\n", r->pid, "unreadable", "-", "-", "-", "-",
-               "-", esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(why));
+        printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s " UNIT_COLUMN " %s (%s): %s\n", r->pid, "unreadable", "-", "-",
+               "-", "-", "-", "-", esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(why));
         return;
     }
     json_next(s);
@@ -179,6 +200,8 @@ static void list_unreadable(struct scan *s, const struct afx_report *r, const ch
     afx_json_long(&j, "pid", r->pid);
     afx_json_str(&j, "name", r->name[0] ? r->name : NULL);
     afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
+    afx_json_raw(&j, "unit", "null");
+    afx_json_bool(&j, "user_unit", false);
     afx_json_end(&j);
 }
 
@@ -187,6 +210,7 @@ static void list_judged(struct scan *s, const struct afx_report *r)
     s->t.verdict[r->health]++;
     if (r->health == AFX_FINE && r->maps.arenafix && r->env.arenafix.mode != AFX_MODE_OFF)
         s->t.fixed++;
+    afx_fixes_add(&s->fixes, r);
     if (s->json) {
         json_next(s);
         afx_report_json(r, stdout);
@@ -197,9 +221,9 @@ static void list_judged(struct scan *s, const struct afx_report *r)
     snprintf(threads, sizeof threads, "%ld", r->threads.count);
     snprintf(pinned, sizeof pinned, "%ld", r->threads.narrowed);
     snprintf(arenas, sizeof arenas, "%ld", r->exact > 0 ? r->exact : r->maps.heaps + 1);
-    printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s %s (%s): %s\n", r->pid, afx_health_names[r->health], threads,
-           pinned, arenas, esc(r->glibc), r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
-           esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(r->why));
+    printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s " UNIT_COLUMN " %s (%s): %s\n", r->pid, afx_health_names[r->health],
+           threads, pinned, arenas, esc(r->glibc), r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
+           unit_column(r), esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(r->why));
 }
 
 static bool is_kernel_thread(long pid, int *err)
@@ -223,7 +247,7 @@ static void scan_one(struct scan *s, long pid)
 {
     struct afx_report *r = &report;
     const char *what = "stat";
-    char why[200];
+    char why[600];
     int err;
     s->t.processes++;
     *r = (struct afx_report){ .pid = pid, .pidfd = -1, .host = s->host };
@@ -240,8 +264,20 @@ static void scan_one(struct scan *s, long pid)
         return;
     }
     if (err != 0) {
-        if (err == EACCES || err == EPERM)
-            snprintf(why, sizeof why, "no permission to read /proc/%ld/%s; run as root", pid, what);
+        bool denied = err == EACCES || err == EPERM;
+        /* A user cannot read others' processes: one line says how many
+         * (the JSON, for scripts, keeps them all).  Root's are worth a
+         * row each: something other than ownership stops it. */
+        if (denied && !s->access.root && !s->json) {
+            s->t.unreadable++;
+            s->t.folded++;
+            return;
+        }
+        char cause[400];
+        afx_denied_reason(&s->access, what, false, cause, sizeof cause);
+        if (denied)
+            snprintf(why, sizeof why, "no permission to read /proc/%ld/%s; %s", pid, what,
+                     s->access.root ? cause : "run as root");
         else
             snprintf(why, sizeof why, "cannot read /proc/%ld/%s: %s", pid, what, strerror(err));
         list_unreadable(s, r, why);
@@ -273,10 +309,13 @@ static int worst_status(const struct tally *t)
                                               : AFX_EXIT_OK;
 }
 
-static void summary(const struct scan *s, int status)
+static void summary(struct scan *s, int status)
 {
     const struct tally *t = &s->t;
     if (!s->json) {
+        if (t->folded > 0)
+            printf("not listed: %ld processes this user may not read; run as root (sudo arenafix inspect --all) "
+                   "to see them\n", t->folded);
         printf("summary: hit %ld, at risk %ld, cannot tell %ld, fine %ld (fixed by libarenafix %ld), unreadable %ld; "
                "not listed: gone %ld, single-threaded %ld, kernel threads %ld, no glibc %ld, other malloc %ld; "
                "processes %ld\n",
@@ -284,6 +323,7 @@ static void summary(const struct scan *s, int status)
                t->unreadable,
                t->gone, t->single, t->kernel, t->no_glibc, t->other_malloc, t->processes);
         printf("host glibc: %s, %s\n", afx_glibc_state_name(s->glibc.state), esc(s->glibc.note));
+        afx_fixes_print(&s->fixes, stdout);
         return;
     }
     struct afx_json j;
@@ -325,6 +365,7 @@ int afx_inspect_all(bool json, bool probe_host_glibc)
 {
     static struct scan s;
     s.json = json;
+    afx_access_facts_read(&s.access);
     afx_host_read(&s.host);
     probe_host(&s, probe_host_glibc);
 

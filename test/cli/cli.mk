@@ -32,6 +32,7 @@ hard-build: $(CLI_BIN) $(B)/test/hostile
 $(B)/fuzz/fuzz_maps: cli/proc/procmaps.c cli/proc/procmaps.h
 $(B)/fuzz/fuzz_procstatus: cli/proc/procstatus.c cli/proc/procstatus.h cli/proc/procenv.c cli/proc/procenv.h
 $(B)/fuzz/fuzz_text: cli/escape.c cli/escape.h common/json.c common/json.h
+$(B)/fuzz/fuzz_cgroup: cli/proc/proccgroup.c cli/proc/proccgroup.h
 
 .PHONY: check-cli
 CHECK_SUITES += check-cli

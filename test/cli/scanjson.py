@@ -1,8 +1,8 @@
 """Check one `arenafix inspect --all --json` document, as a monitoring
 system would read it: ASCII only, valid JSON, a summary that agrees with
 the processes listed.  Then print one line per process, tab-separated:
-PID, verdict, name and exe as JSON strings (ASCII), for the test to look
-up.  Exit 1 with the reason if anything is wrong.
+PID, verdict, then name, exe and systemd unit as JSON (ASCII; null when
+none), for the test to look up.  Exit 1 with the reason if anything is wrong.
 
     python3 scanjson.py FILE
 """
@@ -22,6 +22,8 @@ def check(doc):
         assert p["exit_status"] == VERDICT_STATUS[p["verdict"]], p
         assert isinstance(p["pid"], int) and p["pid"] > 0, p
         assert isinstance(p["reason"], str) and p["reason"], p
+        assert p["unit"] is None or (isinstance(p["unit"], str) and p["unit"]), p
+        assert isinstance(p["user_unit"], bool) and (p["unit"] is not None or not p["user_unit"]), p
         counts[p["verdict"]] += 1
     pids = [p["pid"] for p in procs]
     assert len(pids) == len(set(pids)), "a process listed twice"
@@ -47,7 +49,8 @@ def main():
         return 1
     print("processes:")
     for p in doc["processes"]:
-        print("%d\t%s\t%s\t%s" % (p["pid"], p["verdict"], json.dumps(p["name"]), json.dumps(p["exe"])))
+        print("%d\t%s\t%s\t%s\t%s" % (p["pid"], p["verdict"], json.dumps(p["name"]), json.dumps(p["exe"]),
+                                    json.dumps(p["unit"])))
     print("exit_status=%d" % doc["summary"]["exit_status"])
     return 0
 

@@ -203,7 +203,133 @@ START_TEST(permission_denied)
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     run(&r, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", cli(), "inspect", pid));
     ck_assert_status(&r, 1);
-    ck_assert_msg(strstr(r.err, "no permission to read") != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "no permission to read") != NULL
+                      && strstr(r.err, "; run as the process's user or as root\n") != NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* Another user's process, nobody's, and root started it. */
+static void start_as_nobody(struct live *l)
+{
+    live_start(l, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", test_prog("arenawait"),
+                             "2"));
+}
+
+/* What root was refused, in inspect's text: its one-line error (the
+ * kernel refused its maps), or else its arena count's line (it
+ * refused its memory: kernels differ on which needs CAP_SYS_PTRACE). */
+static const char *denial(const struct run *r)
+{
+    if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 1) {
+        ck_assert_msg(strncmp(r->err, "arenafix: no permission to read /proc/", 38) == 0
+                          && strchr(r->err, '\n') == r->err + strlen(r->err) - 1, "%s", r->err);
+        return r->err;
+    }
+    const char *line = strstr(r->out, "\n  arenas, counted:    not available (no permission to read /proc/");
+    ck_assert_msg(line != NULL && strstr(line, "/mem; ") != NULL, "stdout: %s\nstderr: %s", r->out, r->err);
+    return line;
+}
+
+/* Root without CAP_SYS_PTRACE (capsh --drop, a container's root) may
+ * not read all of another user's process: "run as root" would not
+ * help; inspect names the capability it lacks. */
+START_TEST(denied_to_root_names_the_capability)
+{
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root to drop a capability of root's\n", __func__);
+        return;
+    }
+    struct live l;
+    struct run r, c;
+    char pid[32];
+    start_as_nobody(&l);
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV("setpriv", "--bounding-set=-sys_ptrace", cli(), "inspect", pid));
+    bool capsh = access("/usr/sbin/capsh", X_OK) == 0 || access("/sbin/capsh", X_OK) == 0;
+    if (capsh)
+        run(&c, NULL, ARGV("capsh", "--drop=cap_sys_ptrace,cap_dac_override,cap_dac_read_search", "--", "-c",
+                           "exec \"$0\" inspect \"$1\"", cli(), pid));
+    live_stop(&l);
+
+    const char *why = denial(&r);
+    ck_assert_msg(strstr(why, "; even as root: this root lacks CAP_SYS_PTRACE (CapEff in /proc/self/status)") != NULL
+                      && strstr(why, "run as the process's user") == NULL, "%s", why);
+    run_free(&r);
+    if (!capsh) {
+        printf("SKIP %s (capsh part): no capsh (apt-get install libcap2-bin)\n", __func__);
+        return;
+    }
+    why = denial(&c);
+    ck_assert_msg(strstr(why, "lacks CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (or CAP_DAC_OVERRIDE)") != NULL, "%s", why);
+    run_free(&c);
+}
+END_TEST
+
+/* A /proc mounted hidepid=2 (in a mount namespace of the test's own)
+ * shows root without CAP_SYS_PTRACE no directory for another user's
+ * process: not "no process", which it is not, but what hides it. */
+START_TEST(hidden_by_hidepid)
+{
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root to mount a /proc\n", __func__);
+        return;
+    }
+    struct live l;
+    struct run r;
+    char pid[32];
+    start_as_nobody(&l);
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    /* gid=: root's group would otherwise see through hidepid. */
+    run(&r, NULL, ARGV("unshare", "-m", "--propagation", "private", "sh", "-c",
+                       "mount -t proc -o hidepid=2,gid=65533 proc /proc || exit 99; "
+                       "exec setpriv --bounding-set=-sys_ptrace \"$0\" inspect \"$1\"", cli(), pid));
+    live_stop(&l);
+    if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 99) {
+        printf("SKIP %s: cannot mount a /proc here: %s\n", __func__, r.err);
+        run_free(&r);
+        return;
+    }
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "is running but /proc shows it no directory: even as root: /proc is mounted hidepid=")
+                      != NULL && strstr(r.err, "lacks CAP_SYS_PTRACE") != NULL && strstr(r.err, "no process") == NULL,
+                  "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* -h and --help, wherever among the options: the help on stdout, 0. */
+START_TEST(help)
+{
+    const char *const *const calls[] = {
+        ARGV("inspect", "--help"), ARGV("inspect", "-h"), ARGV("inspect", "--all", "-h"),
+        ARGV("inspect", "--json", "1", "--help"), ARGV("inspect", "--bogus", "--help"),
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        const char *argv[8] = { cli() };
+        for (int k = 0; calls[i][k] != NULL; k++)
+            argv[k + 1] = calls[i][k];
+        struct run r;
+        run(&r, NULL, argv);
+        ck_assert_status(&r, 0);
+        ck_assert_str_eq(r.err, "");
+        ck_assert_msg(strncmp(r.out, "Usage: arenafix inspect [--json] [--no-probe] PID\n"
+                                     "       arenafix inspect --all [--json] [--no-probe]\n", 100) == 0,
+                      "%s", r.out);
+        ck_assert_msg(strstr(r.out, "\nOptions:\n  -a, --all        ") != NULL
+                          && strstr(r.out, "\n  -h, --help       print this help and exit\n") != NULL
+                          && strstr(r.out, "\nExamples:\n  arenafix inspect 1234 ") != NULL
+                          && strstr(r.out, "\nExit status: 0 fine, ") != NULL
+                          && strstr(r.out, "\nSee arenafix(1).\n") != NULL,
+                      "%s", r.out);
+        run_free(&r);
+    }
+    /* A usage error is still one line on stderr, status 2. */
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "inspect", "--bogus"));
+    ck_assert_status(&r, 2);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_msg(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s", r.err);
     run_free(&r);
 }
 END_TEST
@@ -535,6 +661,9 @@ Suite *inspect_suite(void)
     tcase_add_test(tc, text_report);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, permission_denied);
+    tcase_add_test(tc, denied_to_root_names_the_capability);
+    tcase_add_test(tc, hidden_by_hidepid);
+    tcase_add_test(tc, help);
     tcase_add_test(tc, hostile_names_reach_no_terminal);
     tcase_add_test(tc, json_valid_whatever_the_name);
     tcase_add_test(tc, maps_read_in_bounded_time_and_memory);

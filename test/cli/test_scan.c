@@ -3,6 +3,7 @@
  * scan, so the tests look only at their own lines, at the exit status
  * where theirs is the worst there can be, and at the summary agreeing
  * with the lines. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,11 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
-#include "proc/procstatus.h"
+#include "inspect/denied.h"
 #include "inspect/verdict.h"
+#include "proc/proccgroup.h"
+#include "proc/procstatus.h"
 
 /* ---- the text report ---------------------------------------------------- */
 
@@ -31,9 +36,16 @@ static struct summary text_consistent(const char *out)
     long lines[5] = { 0 };
     struct summary s;
     const char *p = out;
-    ck_assert_msg(strncmp(p, "    PID  VERDICT ", 17) == 0, "no header: %s", out);
+    const char *unit = strstr(p, " UNIT ");
+    ck_assert_msg(strncmp(p, "    PID  VERDICT ", 17) == 0 && unit != NULL && unit < strchr(p, '\n'),
+                  "no header: %s", out);
+    long folded = 0;
     for (p = strchr(p, '\n') + 1; strncmp(p, "summary: ", 9) != 0; p = strchr(p, '\n') + 1) {
         long pid;
+        if (sscanf(p, "not listed: %ld processes this user may not read; run as root", &folded) == 1) {
+            lines[3] += folded;
+            continue;
+        }
         int n = 0, v = 0;
         ck_assert_msg(sscanf(p, "%ld%n", &pid, &n) == 1 && strncmp(p + n, "  ", 2) == 0, "not a line: %.200s", p);
         while (v < 5 && strncmp(p + n + 2, verdicts[v], strlen(verdicts[v])) != 0)
@@ -123,7 +135,7 @@ static void json_checked(const struct run *r, struct run *listing)
                   WEXITSTATUS(r->status), listing->out);
 }
 
-/* pid's entry in a listing: "verdict\tname\texe", or "". */
+/* pid's entry in a listing: "verdict\tname\texe\tunit", or "". */
 static const char *entry_of(const struct run *listing, pid_t pid)
 {
     static char entry[8192];
@@ -205,6 +217,139 @@ START_TEST(glibc_state_by_version)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         ck_assert_msg(afx_glibc_state_by_version(cases[i].version) == cases[i].want, "%s", cases[i].version);
+}
+END_TEST
+
+
+/* The unit of a /proc/PID/cgroup text, "" if none, "!" if refused. */
+static const char *unit_of(const char *text)
+{
+    static char got[AFX_UNIT_MAX + 8];
+    struct afx_unit u;
+    if (!afx_cgroup_unit(text, strlen(text), &u))
+        return "!";
+    snprintf(got, sizeof got, "%s%s", u.name, u.user ? " (user)" : "");
+    return got;
+}
+
+START_TEST(cgroup_unit)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        /* v2 alone; a unit's own sub-cgroups; scopes as they are. */
+        { "0::/system.slice/nginx.service\n", "nginx.service" },
+        { "0::/system.slice/containerd.service/payload\n", "containerd.service" },
+        { "0::/user.slice/user-1000.slice/session-3.scope\n", "session-3.scope" },
+        { "0::/\n", "" },
+        { "0::/init.scope\n", "init.scope" },
+        { "0::/system.slice\n", "" },
+        /* A user manager's units: the inner one, marked; the manager itself is a system unit. */
+        { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service\n", "foo.service (user)" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/init.scope\n", "init.scope (user)" },
+        { "0::/user.slice/user-1000.slice/user@1000.service\n", "user@1000.service" },
+        { "0::/system.slice/user@x.service/foo.service\n", "foo.service" },
+        /* Hybrid: name=systemd first, else the unified line. */
+        { "9:name=systemd:/system.slice/a.service\n4:memory:/x\n0::/system.slice/b.service\n", "a.service" },
+        { "9:name=systemd:/\n0::/system.slice/b.service\n", "b.service" },
+        { "12:cpu,cpuacct:/system.slice/c.service\n1:name=systemd:/system.slice/d.service\n", "d.service" },
+        { "", "" },
+        { "0::/system.slice/.service\n", "" },
+        /* Not the kernel's: a line after 0:: (a cgroup named with a
+         * newline), IDs that do not fall, a malformed line. */
+        { "0::/user.slice/x\n1:name=systemd:/system.slice/sshd.service\n", "!" },
+        { "0::/a\n0::/system.slice/sshd.service\n", "!" },
+        { "1:name=systemd:/a.service\n2:cpu:/\n0::/\n", "!" },
+        { "0:/system.slice/a.service\n", "!" },
+        { "x::/a.service\n", "!" },
+        { "0::system.slice/a.service\n", "!" },
+        { "0::/a.service\n\n", "!" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(unit_of(cases[i].text), cases[i].want) == 0, "%s: want %s, got %s", cases[i].text,
+                      cases[i].want, unit_of(cases[i].text));
+    /* A NUL inside is not the kernel's either. */
+    struct afx_unit u;
+    ck_assert(!afx_cgroup_unit("0::/a\0b.service\n", 16, &u));
+}
+END_TEST
+
+/* Only names systemd allows, as one shell word, reach a command. */
+START_TEST(unit_commands)
+{
+    static const char *const good[] = { "nginx.service", "foo@bar.service", "a:b_c.d-e.service",
+                                        "systemd-fsck@dev-disk-by\\x2duuid-1.service" };
+    static const char *const bad[] = { "-rf.service", ".service", "@x.service", "foo@.service", "a b.service",
+                                       "a;reboot.service", "a$(x).service", "a'b.service", "session-3.scope", "foo",
+                                       "a@b@c.service", "\302\240.service" };
+    char word[300];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(afx_unit_commandable(good[i]), "%s", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!afx_unit_commandable(bad[i]), "%s", bad[i]);
+    ck_assert_str_eq(afx_unit_shell_word("nginx.service", word, sizeof word), "nginx.service");
+    ck_assert_str_eq(afx_unit_shell_word("a\\x2db.service", word, sizeof word), "'a\\x2db.service'");
+}
+END_TEST
+
+/* The facts root's denial is explained by. */
+START_TEST(access_facts)
+{
+    ck_assert(afx_capmask_has("000001fffeffffff", 19));
+    ck_assert(!afx_capmask_has("000001fffef7ffff", 19));
+    ck_assert(afx_capmask_has("0000000000000004", 2));
+    ck_assert(!afx_capmask_has("0000000000000004", 1));
+    ck_assert(!afx_capmask_has("", 0));
+    ck_assert(!afx_capmask_has("1", 40));
+
+    char hide[24];
+    afx_mountinfo_hidepid("21 26 0:20 / /proc rw,relatime - proc proc rw\n", hide, sizeof hide);
+    ck_assert_str_eq(hide, "");
+    afx_mountinfo_hidepid("21 26 0:20 / /proc rw - proc proc rw\n"
+                          "30 21 0:40 / /proc rw,nosuid - proc proc rw,hidepid=invisible,gid=4\n", hide, sizeof hide);
+    ck_assert_str_eq(hide, "invisible");
+    afx_mountinfo_hidepid("21 26 0:20 / /proc rw - proc proc rw,hidepid=2\n"
+                          "30 21 0:40 / /proc rw - proc proc rw,hidepid=0\n", hide, sizeof hide);
+    ck_assert_str_eq(hide, "");
+    afx_mountinfo_hidepid("21 26 0:20 / /procx rw - proc proc rw,hidepid=2\n", hide, sizeof hide);
+    ck_assert_str_eq(hide, "");
+
+    ck_assert(afx_uid_map_is_host("         0          0 4294967295\n"));
+    ck_assert(!afx_uid_map_is_host("         0       1000          1\n"));
+    ck_assert(!afx_uid_map_is_host("0 0 4294967295\n1 1 1\n"));
+
+    char lsm[128];
+    afx_lsm_refusers("lockdown,capability,landlock,yama,apparmor,bpf", lsm, sizeof lsm);
+    ck_assert_str_eq(lsm, "landlock,apparmor,bpf");
+    afx_lsm_refusers("capability,yama", lsm, sizeof lsm);
+    ck_assert_str_eq(lsm, "");
+
+    /* A user is told what it always was; root, the cause. */
+    char why[512];
+    struct afx_access_facts f = { .root = false };
+    afx_denied_reason(&f, "maps", false, why, sizeof why);
+    ck_assert_str_eq(why, "run as the process's user or as root");
+    f = (struct afx_access_facts){ .root = true, .caps_known = true, .cap_ptrace = false, .cap_dac = true,
+                                   .lsm_known = true, .lsms = "apparmor", .yama = 1 };
+    afx_denied_reason(&f, "maps", false, why, sizeof why);
+    ck_assert_msg(strstr(why, "lacks CAP_SYS_PTRACE (") != NULL && strstr(why, "apparmor") == NULL, "%s", why);
+    f.cap_ptrace = true;
+    afx_denied_reason(&f, "maps", false, why, sizeof why);
+    ck_assert_msg(strstr(why, "a security module refuses it (active: apparmor)") != NULL, "%s", why);
+    f.userns = true;
+    afx_denied_reason(&f, "maps", false, why, sizeof why);
+    ck_assert_msg(strstr(why, "root of a user namespace only") != NULL, "%s", why);
+    f = (struct afx_access_facts){ .root = true, .caps_known = true, .cap_ptrace = true, .cap_dac = true,
+                                   .lsm_known = true, .yama = 3 };
+    afx_denied_reason(&f, "mem", false, why, sizeof why);
+    ck_assert_msg(strstr(why, "ptrace_scope is 3") != NULL, "%s", why);
+    /* Yama never refuses reading maps (only attaching, and mem). */
+    afx_denied_reason(&f, "maps", false, why, sizeof why);
+    ck_assert_msg(strstr(why, "Yama") == NULL, "%s", why);
+    f = (struct afx_access_facts){ .root = true, .caps_known = true, .cap_ptrace = true, .cap_dac = true,
+                                   .hidepid = "2", .lsm_known = false };
+    afx_denied_reason(&f, "comm", true, why, sizeof why);
+    ck_assert_msg(strstr(why, "hidepid=2") != NULL && strstr(why, "securityfs") != NULL, "%s", why);
 }
 END_TEST
 
@@ -396,8 +541,8 @@ START_TEST(host_glibc_probed_once)
 }
 END_TEST
 
-/* Run as nobody: root's process cannot be read; it is listed as such,
- * and the scan goes on. */
+/* Run as nobody: root's processes cannot be read; they are counted on
+ * one line (the JSON lists each), and the scan goes on. */
 START_TEST(unreadable_process_as_nobody)
 {
     if (geteuid() != 0) {
@@ -415,10 +560,14 @@ START_TEST(unreadable_process_as_nobody)
     live_stop(&l);
 
     ck_assert_msg(status == 0 || status == 3 || status == 4, "status %d: %s", status, r.err);
-    const char *line = line_of(r.out, l.pid);
-    ck_assert_msg(verdict_is(line, "unreadable"), "pid %d: %s\n%s", (int)l.pid, line, r.out);
-    ck_assert_msg(strstr(line, " arenawait (?): no permission to read /proc/") != NULL, "%s", line);
-    ck_assert_int_ge(text_consistent(r.out).unreadable, 1);
+    /* Not a row each: one line says how many, and what to do. */
+    ck_assert_msg(line_of(r.out, l.pid)[0] == '\0', "listed: %s", line_of(r.out, l.pid));
+    const char *fold = strstr(r.out, "\nnot listed: ");
+    long folded = 0;
+    ck_assert_msg(fold != NULL && sscanf(fold, "\nnot listed: %ld processes this user may not read; run as root "
+                                                "(sudo arenafix inspect --all) to see them\n", &folded) == 1
+                      && folded >= 1, "%s", r.out);
+    ck_assert_int_eq(text_consistent(r.out).unreadable, folded);
     run_free(&r);
     if (json) {
         ck_assert_msg(entry_verdict(entry_of(&listing, l.pid), "unreadable"), "%s", listing.out);
@@ -464,8 +613,8 @@ START_TEST(hostile_names_escaped)
     text_consistent(r.out);
     run_free(&r);
     if (json) {
-        snprintf(want, sizeof want, "fine\t\"a\\nb\\u001b[2J\\ufffd\"\t\"%s/a\\nb\\u001b[2J\\ufffd\"", dir);
-        ck_assert_msg(strcmp(entry_of(&listing, l.pid), want) == 0, "want %s, got %s", want,
+        snprintf(want, sizeof want, "fine\t\"a\\nb\\u001b[2J\\ufffd\"\t\"%s/a\\nb\\u001b[2J\\ufffd\"\t", dir);
+        ck_assert_msg(strncmp(entry_of(&listing, l.pid), want, strlen(want)) == 0, "want %s, got %s", want,
                       entry_of(&listing, l.pid));
         run_free(&listing);
     }
@@ -494,6 +643,293 @@ START_TEST(processes_come_and_go)
 }
 END_TEST
 
+
+/* Root without CAP_SYS_PTRACE (a container's root, capsh --drop), with
+ * a /proc mounted hidepid=1 (in a mount namespace of the test's own):
+ * another user's processes are unreadable, and their rows say why, not
+ * "run as root". */
+START_TEST(unreadable_as_root_names_the_cause)
+{
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root to mount a /proc and drop a capability of root's\n", __func__);
+        return;
+    }
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", test_prog("arenawait"),
+                              "2"));
+    /* gid=: root's group would otherwise see through hidepid. */
+    run(&r, NULL, ARGV("unshare", "-m", "--propagation", "private", "sh", "-c",
+                       "mount -t proc -o hidepid=1,gid=65533 proc /proc || exit 99; "
+                       "exec setpriv --bounding-set=-sys_ptrace \"$0\" inspect --all", cli()));
+    live_stop(&l);
+    if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 99) {
+        printf("SKIP %s: cannot mount a /proc here: %s\n", __func__, r.err);
+        run_free(&r);
+        return;
+    }
+
+    const char *line = line_of(r.out, l.pid);
+    ck_assert_msg(verdict_is(line, "unreadable"), "pid %d: %s\n%s", (int)l.pid, line, r.out);
+    ck_assert_msg(strstr(line, ": no permission to read /proc/") != NULL && strstr(line, "/proc is mounted hidepid=")
+                      && strstr(line, "lacks CAP_SYS_PTRACE") != NULL && strstr(line, "run as root") == NULL,
+                  "%s", line);
+    ck_assert_int_ge(text_consistent(r.out).unreadable, 1);
+    run_free(&r);
+}
+END_TEST
+
+/* An affected glibc's process with 4 pinned threads: at risk, not hit. */
+static void start_at_risk(struct live *l, const char *g)
+{
+    live_start(l, NULL, ARGV(affected_loader(g), "--library-path", g, test_prog("arenawait"), "4", "pinned"));
+}
+
+/* A hit and an at-risk process at once: the scan exits 3, the worse. */
+START_TEST(hit_and_at_risk_exit_hit)
+{
+    struct live hit, risk;
+    struct run r, listing;
+    if (!start_hit(&hit, __func__, NULL))
+        return;
+    start_at_risk(&risk, affected_glibc(__func__));
+    scan_text(&r, NULL);
+    bool json = have_python(__func__);
+    int json_status = json ? scan_json(&listing, NULL, NULL) : 3;
+    live_stop(&risk);
+    live_stop(&hit);
+
+    listed_hit(&r, hit.pid);
+    const char *line = line_of(r.out, risk.pid);
+    ck_assert_msg(verdict_is(line, "at risk"), "pid %d: %s\n%s", (int)risk.pid, line, r.out);
+    text_consistent(r.out);
+    run_free(&r);
+    if (json) {
+        ck_assert_int_eq(json_status, 3);
+        run_free(&listing);
+    }
+}
+END_TEST
+
+/* ---- systemd units, in real cgroups -------------------------------------- */
+
+#define CGROUP2_MAGIC 0x63677270
+#define CGROUP1_MAGIC 0x27e0eb
+
+/* dir is a mount of that cgroup file system that root may change. */
+static bool cgroup_fs(const char *dir, long magic)
+{
+    struct statfs st;
+    char procs[PATH_MAX];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    return statfs(dir, &st) == 0 && (long)st.f_type == magic && access(procs, W_OK) == 0;
+}
+
+/* The hierarchy to test in: v2's (the unified one of a hybrid host, or
+ * the only one) or v1's name=systemd; NULL, having said why, if none. */
+static const char *cgroup_root(const char *test, bool v2)
+{
+    static const char *const v2_dirs[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root to make cgroups and move processes into them\n", test);
+        return NULL;
+    }
+    if (!v2 && cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC))
+        return "/sys/fs/cgroup/systemd";
+    for (size_t i = 0; v2 && i < 2; i++)
+        if (cgroup_fs(v2_dirs[i], CGROUP2_MAGIC))
+            return v2_dirs[i];
+    printf("SKIP %s: no writable %s hierarchy mounted\n", test, v2 ? "cgroup v2" : "v1 name=systemd");
+    return NULL;
+}
+
+/* Make ROOT/REL (and the directories above it) for this test run. */
+static void cgroup_make(const char *root, const char *rel)
+{
+    char path[PATH_MAX];
+    int len = snprintf(path, sizeof path, "%s/", root);
+    for (const char *p = rel; *p != '\0';) {
+        size_t n = strcspn(p, "/");
+        len += snprintf(path + len, sizeof path - (size_t)len, "%.*s", (int)n, p);
+        ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path, strerror(errno));
+        p += n + (p[n] == '/');
+        len += snprintf(path + len, sizeof path - (size_t)len, "/");
+    }
+}
+
+/* Move process pid into ROOT/REL; errno 0 if it went. */
+static int cgroup_move(const char *root, const char *rel, pid_t pid)
+{
+    char path[PATH_MAX], text[32];
+    snprintf(path, sizeof path, "%s/%s/cgroup.procs", root, rel);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int n = snprintf(text, sizeof text, "%d\n", (int)pid);
+    int err = fd < 0 ? errno : write(fd, text, (size_t)n) == n ? 0 : errno;
+    if (fd >= 0)
+        close(fd);
+    return err;
+}
+
+/* A cgroup directory holds others (another test unit's, left for the
+ * call that removes them). */
+static bool has_cgroups(const char *path)
+{
+    DIR *d = opendir(path);
+    bool found = false;
+    for (struct dirent *e; d != NULL && !found && (e = readdir(d)) != NULL;)
+        found = e->d_type == DT_DIR && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d != NULL)
+        closedir(d);
+    return found;
+}
+
+/* Remove ROOT/REL and the directories above it that hold no other,
+ * deepest first, its processes moved out first (a cgroup whose last
+ * task is exiting stays busy a while on a loaded host).  Says so if
+ * one is left. */
+static void cgroup_remove(const char *root, const char *rel, const struct live *l, int n)
+{
+    char path[PATH_MAX];
+    for (int i = 0; i < n; i++)
+        cgroup_move(root, "", l[i].pid);
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (size_t keep = strlen(root); strlen(path) > keep && !has_cgroups(path);) {
+        int i = 0;
+        while (rmdir(path) != 0 && errno == EBUSY && i++ < 250)
+            nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+        if (access(path, F_OK) == 0)
+            printf("cannot remove the test's cgroup %s: %s\n", path, strerror(errno));
+        *strrchr(path, '/') = '\0';
+    }
+}
+
+/* How often needle is in haystack, and where first (NULL if never). */
+static int count_of(const char *haystack, const char *needle, const char **first)
+{
+    int n = 0;
+    *first = strstr(haystack, needle);
+    for (const char *p = *first; p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The service's fix, once, in order, however many processes it holds. */
+static void fixed_once(const char *out, const char *unit)
+{
+    char enable[300], restart[300];
+    const char *e, *d, *s;
+    snprintf(enable, sizeof enable, "\n    arenafix enable %s\n", unit);
+    snprintf(restart, sizeof restart, "\n    systemctl restart %s\n", unit);
+    ck_assert_msg(strstr(out, "\nfix the services (as root):\n") != NULL, "%s", out);
+    ck_assert_msg(count_of(out, enable, &e) == 1 && count_of(out, "\n    systemctl daemon-reload\n", &d) == 1
+                      && count_of(out, restart, &s) == 1 && e < d && d < s,
+                  "want, once each and in this order: %s, daemon-reload, %s\n%s", enable, restart, out);
+}
+
+/* A hit and an at-risk process of one service, its cgroup made in the
+ * v2 hierarchy: both rows name the unit, the fix names it once; inspect
+ * PID names it and gives the same commands. */
+START_TEST(unit_in_cgroup_v2)
+{
+    const char *root = cgroup_root(__func__, true);
+    struct live hit, risk;
+    if (root == NULL || !start_hit(&hit, __func__, NULL))
+        return;
+    start_at_risk(&risk, affected_glibc(__func__));
+    char unit[64], slice[64], rel[160], pid[24];
+    snprintf(slice, sizeof slice, "afxtest-%d.slice", (int)getpid());
+    snprintf(unit, sizeof unit, "afxdemo-%d.service", (int)getpid());
+    snprintf(rel, sizeof rel, "%s/%s", slice, unit);
+    snprintf(pid, sizeof pid, "%d", (int)hit.pid);
+    cgroup_make(root, rel);
+    int moved = cgroup_move(root, rel, hit.pid), moved_too = cgroup_move(root, rel, risk.pid);
+    struct run r, one, json, listing;
+    scan_text(&r, NULL);
+    run(&one, NULL, ARGV(cli(), "inspect", pid));
+    run(&json, NULL, ARGV(cli(), "inspect", "--json", pid));
+    bool py = have_python(__func__);
+    if (py)
+        scan_json(&listing, NULL, NULL);
+    cgroup_remove(root, rel, (struct live[]){ hit, risk }, 2);
+    live_stop(&risk);
+    live_stop(&hit);
+    ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s/%s: %s", root, rel, strerror(moved | moved_too));
+
+    char column[80];
+    snprintf(column, sizeof column, " %-24s ", unit);
+    const char *line = listed_hit(&r, hit.pid);
+    ck_assert_msg(strstr(line, column) != NULL, "no unit %s: %s", unit, line);
+    line = line_of(r.out, risk.pid);
+    ck_assert_msg(verdict_is(line, "at risk") && strstr(line, column) != NULL, "%s", line);
+    fixed_once(r.out, unit);
+    text_consistent(r.out);
+
+    char want[600];
+    snprintf(want, sizeof want, "\n  systemd unit:       %s\n", unit);
+    ck_assert_status(&one, 3);
+    ck_assert_msg(strstr(one.out, want) != NULL, "%s", one.out);
+    snprintf(want, sizeof want, "\nfix the services (as root):\n    arenafix enable %s\n    systemctl daemon-reload\n"
+                                "    systemctl restart %s\n", unit, unit);
+    ck_assert_msg(strstr(one.out, want) != NULL && strstr(one.out, want)[strlen(want)] == '\0', "%s", one.out);
+    snprintf(want, sizeof want, "\"unit\":\"%s\",\"user_unit\":false,", unit);
+    ck_assert_msg(strstr(json.out, want) != NULL, "%s", json.out);
+    if (py) {
+        snprintf(want, sizeof want, "\t\"%s\"", unit);
+        const char *entry = entry_of(&listing, hit.pid);
+        ck_assert_msg(entry_verdict(entry, "hit") && strstr(entry, want) != NULL, "%s", entry);
+        run_free(&listing);
+    }
+    run_free(&r);
+    run_free(&one);
+    run_free(&json);
+}
+END_TEST
+
+/* The same in v1's name=systemd hierarchy, where a hybrid host's systemd
+ * tracks its units, with a user's unit beside the service: marked as a
+ * user's, it gets no arenafix enable (that writes system drop-ins) but
+ * the advice to run it under arenafix. */
+START_TEST(unit_in_cgroup_v1_and_user_unit)
+{
+    const char *root = cgroup_root(__func__, false);
+    struct live hit, risk;
+    if (root == NULL || !start_hit(&hit, __func__, NULL))
+        return;
+    start_at_risk(&risk, affected_glibc(__func__));
+    char unit[64], user_unit[64], rel[160], user_rel[200];
+    snprintf(unit, sizeof unit, "afxdemo-%d.service", (int)getpid());
+    snprintf(user_unit, sizeof user_unit, "afxuser-%d.service", (int)getpid());
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/%s", (int)getpid(), unit);
+    snprintf(user_rel, sizeof user_rel, "afxtest-%d.slice/user@4242.service/%s", (int)getpid(), user_unit);
+    cgroup_make(root, rel);
+    cgroup_make(root, user_rel);
+    int moved = cgroup_move(root, rel, hit.pid), moved_too = cgroup_move(root, user_rel, risk.pid);
+    struct run r;
+    scan_text(&r, NULL);
+    cgroup_remove(root, user_rel, &risk, 1);
+    cgroup_remove(root, rel, &hit, 1);
+    live_stop(&risk);
+    live_stop(&hit);
+    ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s: %s", root, strerror(moved | moved_too));
+
+    char column[80], want[200];
+    snprintf(column, sizeof column, " %-24s ", unit);
+    const char *line = listed_hit(&r, hit.pid);
+    ck_assert_msg(strstr(line, column) != NULL, "no unit %s: %s", unit, line);
+    snprintf(column, sizeof column, " %s (user) ", user_unit);
+    line = line_of(r.out, risk.pid);
+    ck_assert_msg(verdict_is(line, "at risk") && strstr(line, column) != NULL, "%s", line);
+    fixed_once(r.out, unit);
+    snprintf(want, sizeof want, "arenafix enable %s", user_unit);
+    ck_assert_msg(strstr(r.out, want) == NULL, "%s", r.out);
+    snprintf(want, sizeof want, ", in %s, a user's unit (arenafix enable is for system services)\n", user_unit);
+    const char *wrap = strstr(r.out, "\nrestart these under arenafix (arenafix CMD), in no system service:\n");
+    ck_assert_msg(wrap != NULL && strstr(wrap, want) != NULL, "%s", r.out);
+    text_consistent(r.out);
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(usage)
 {
     struct run r;
@@ -516,6 +952,9 @@ Suite *scan_suite(void)
     TCase *tc = tcase_create("scan");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, stat_flags);
+    tcase_add_test(tc, cgroup_unit);
+    tcase_add_test(tc, unit_commands);
+    tcase_add_test(tc, access_facts);
     tcase_add_test(tc, glibc_state_by_version);
     tcase_add_test(tc, affected_process_is_hit);
     tcase_add_test(tc, process_after_main_thread_exit);
@@ -523,6 +962,10 @@ Suite *scan_suite(void)
     tcase_add_test(tc, single_threaded_process);
     tcase_add_test(tc, host_glibc_probed_once);
     tcase_add_test(tc, unreadable_process_as_nobody);
+    tcase_add_test(tc, unreadable_as_root_names_the_cause);
+    tcase_add_test(tc, hit_and_at_risk_exit_hit);
+    tcase_add_test(tc, unit_in_cgroup_v2);
+    tcase_add_test(tc, unit_in_cgroup_v1_and_user_unit);
     tcase_add_test(tc, hostile_names_escaped);
     tcase_add_test(tc, processes_come_and_go);
     tcase_add_test(tc, usage);

@@ -1,0 +1,26 @@
+/* The commands that fix what inspect found, printed after its report as
+ * needrestart lists its restarts: per system service, arenafix enable,
+ * one systemctl daemon-reload, systemctl restart; a process in no
+ * system service is named, to be restarted under arenafix CMD. */
+#ifndef AFX_FIXES_H
+#define AFX_FIXES_H
+
+#include <stdio.h>
+
+#include "procreport.h"
+
+struct afx_fix;
+
+struct afx_fixes {
+    struct afx_fix *list;
+    size_t count, cap;
+};
+
+/* Note r if it is hit or at risk (nothing otherwise). */
+void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r);
+
+/* The commands and the processes left, each unit once; nothing if
+ * nothing was noted.  Frees the list. */
+void afx_fixes_print(struct afx_fixes *f, FILE *out);
+
+#endif

@@ -1,0 +1,113 @@
+#include "proccgroup.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A component that names a unit of these types, "x.service"; the suffix
+ * alone is no unit. */
+static bool unit_component(const char *c, size_t len)
+{
+    static const char *const suffixes[] = { ".service", ".scope" };
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t n = strlen(suffixes[i]);
+        if (len > n && memcmp(c + len - n, suffixes[i], n) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_user_manager(const char *c, size_t len)
+{
+    static const char prefix[] = "user@", suffix[] = ".service";
+    size_t p = sizeof prefix - 1, s = sizeof suffix - 1;
+    if (len <= p + s || memcmp(c, prefix, p) != 0 || memcmp(c + len - s, suffix, s) != 0)
+        return false;
+    for (size_t i = p; i < len - s; i++)
+        if (c[i] < '0' || c[i] > '9')
+            return false;
+    return true;
+}
+
+/* The unit in a cgroup path ("/system.slice/nginx.service"). */
+static void unit_of_path(const char *path, size_t len, struct afx_unit *u)
+{
+    const char *unit = NULL;
+    size_t unit_len = 0;
+    bool manager = false, inner = false;
+    for (size_t at = 0; at < len;) {
+        size_t n = 0;
+        while (at + n < len && path[at + n] != '/')
+            n++;
+        if (n > 0 && unit_component(path + at, n)) {
+            inner = manager;
+            unit = path + at;
+            unit_len = n;
+            manager = manager || is_user_manager(path + at, n);
+        }
+        at += n + 1;
+    }
+    *u = (struct afx_unit){ .user = inner };
+    if (unit != NULL && unit_len < sizeof u->name)
+        memcpy(u->name, unit, unit_len);
+    else
+        u->user = false;
+}
+
+bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u)
+{
+    const char *v1 = NULL, *v2 = NULL;
+    size_t v1_len = 0, v2_len = 0;
+    unsigned long last = (unsigned long)-1;
+    bool after_v2 = false;
+    *u = (struct afx_unit){ 0 };
+    for (size_t at = 0; at < len;) {
+        const char *line = text + at;
+        size_t n = 0;
+        while (at + n < len && line[n] != '\n')
+            n++;
+        at += n + 1;
+        /* "ID:controllers:/path": the ID in digits, falling line by line. */
+        size_t d = 0;
+        unsigned long id = 0;
+        while (d < n && d < 10 && line[d] >= '0' && line[d] <= '9')
+            id = id * 10 + (unsigned long)(line[d++] - '0');
+        const char *c1 = d > 0 && d < n && line[d] == ':' ? line + d + 1 : NULL;
+        const char *c2 = c1 != NULL ? memchr(c1, ':', (size_t)(line + n - c1)) : NULL;
+        if (c2 == NULL || c2 + 1 >= line + n || c2[1] != '/' || after_v2 || id >= last
+            || memchr(line, '\0', n) != NULL)
+            return false;
+        last = id;
+        const char *path = c2 + 1;
+        size_t path_len = (size_t)(line + n - path);
+        static const char named[] = "name=systemd";
+        if (id == 0 && c2 == c1) {
+            v2 = path, v2_len = path_len;
+            after_v2 = true;
+        } else if ((size_t)(c2 - c1) == sizeof named - 1 && memcmp(c1, named, sizeof named - 1) == 0) {
+            v1 = path, v1_len = path_len;
+        }
+    }
+    if (v1 != NULL)
+        unit_of_path(v1, v1_len, u);
+    if (u->name[0] == '\0' && v2 != NULL)
+        unit_of_path(v2, v2_len, u);
+    return true;
+}
+
+bool afx_unit_commandable(const char *name)
+{
+    static const char allowed[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@";
+    static const char suffix[] = ".service";
+    size_t len = strlen(name), s = sizeof suffix - 1;
+    if (len <= s || len >= AFX_UNIT_MAX || name[strspn(name, allowed)] != '\0' || strchr("-.@", name[0]) != NULL
+        || strcmp(name + len - s, suffix) != 0)
+        return false;
+    const char *at = strchr(name, '@');
+    return at == NULL || (strchr(at + 1, '@') == NULL && at + 1 != name + len - s);
+}
+
+char *afx_unit_shell_word(const char *name, char *out, size_t size)
+{
+    snprintf(out, size, strchr(name, '\\') != NULL ? "'%s'" : "%s", name);
+    return out;
+}

@@ -1,0 +1,41 @@
+/* The systemd unit a process runs in, from its /proc/PID/cgroup.  Pure.
+ * The process may name its own cgroups (a delegated subtree), so what
+ * this finds is for display and for the commands inspect suggests,
+ * never for anything it does itself. */
+#ifndef AFX_PROCCGROUP_H
+#define AFX_PROCCGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* systemd's UNIT_NAME_MAX, its NUL included. */
+#define AFX_UNIT_MAX 256
+
+struct afx_unit {
+    char name[AFX_UNIT_MAX];    /* "nginx.service", "session-3.scope"; "" if none; raw: escape to print */
+    bool user;                  /* an inner unit of a user's manager (under user@UID.service) */
+};
+
+/* From the text of /proc/PID/cgroup (len bytes): the unit on the
+ * name=systemd line (cgroup v1, the hierarchy systemd tracks on a
+ * hybrid host), else on the 0:: line (v2).  The unit is the last path
+ * component ending in ".service" or ".scope"; one inside
+ * user@UID.service is the user manager's (u->user).  False, with no
+ * unit, if the text is not what the kernel writes: a malformed line,
+ * hierarchy IDs not strictly falling, or a line after the 0:: one (a
+ * cgroup named with a newline forging lines of its own).  True with
+ * u->name "" for a process in no unit. */
+bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
+
+/* True if name is a system service's name that may be printed in a
+ * shell command as afx_unit_shell_word writes it: systemd's unit-name
+ * characters only ([A-Za-z0-9:_.\\@-]), not starting with "-" (an
+ * option) or "." or "@", ending in ".service", no template alone. */
+bool afx_unit_commandable(const char *name);
+
+/* name as one shell word: in single quotes when it holds a backslash
+ * (systemd's escapes, "\x2d"), as it is otherwise.  Only for names
+ * afx_unit_commandable accepts.  Returns out. */
+char *afx_unit_shell_word(const char *name, char *out, size_t size);
+
+#endif
