@@ -73,24 +73,39 @@ static int dispatch(const char *word, int argc, char **argv, bool *found)
     return AFX_EXIT_USAGE;
 }
 
+static const char help_usage[] =
+    "Usage: arenafix help [SUBCOMMAND]\n"
+    "Print arenafix's help, or SUBCOMMAND's own (as arenafix SUBCOMMAND --help does).\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help  print this help and exit\n"
+    "\n"
+    "Examples:\n"
+    "  arenafix help        the subcommands and the wrapper's options\n"
+    "  arenafix help probe  probe's options\n"
+    "\n"
+    "Exit status: 0 printed; 2 no such subcommand.\n"
+    "See arenafix(1).\n";
+
 /* arenafix help [SUBCOMMAND], as git and systemctl users expect: the
  * subcommand's own --help. */
 static int help(int argc, char **argv)
 {
-    if (argc < 2) {
-        afx_print_usage();
-        return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
-    }
     if (argc > 2)
         afx_usage_error("help: one subcommand at a time; usage: arenafix help [SUBCOMMAND]");
-    if (strcmp(argv[1], "help") == 0)
-        return help(1, argv);
-    char *sub_argv[] = { argv[1], (char *)"--help", NULL };
-    bool found;
-    int status = dispatch(argv[1], 2, sub_argv, &found);
-    if (!found)
-        afx_usage_error("help: no subcommand %s; arenafix --help lists them", argv[1]);
-    return status;
+    if (argc < 2)
+        afx_print_usage();
+    else if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        fputs(help_usage, stdout);
+    else {
+        char *sub_argv[] = { argv[1], (char *)"--help", NULL };
+        bool found;
+        int status = dispatch(argv[1], 2, sub_argv, &found);
+        if (!found)
+            afx_usage_error("help: no subcommand %s; arenafix --help lists them", argv[1]);
+        return status;
+    }
+    return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)

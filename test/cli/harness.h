@@ -74,5 +74,6 @@ Suite *unitfile_suite(void);
 Suite *pure_suite(void);
 Suite *hostile_suite(void);
 Suite *scan_suite(void);
+Suite *help_suite(void);
 
 #endif
