@@ -16,7 +16,7 @@ static const char usage[] =
     "  arenafix probe [--json] [--glibc DIR]         is this host's glibc affected?\n"
     "  arenafix inspect [--json] [--no-probe] PID    diagnose a running process\n"
     "  arenafix inspect --all [--json] [--no-probe]  every process on this host\n"
-    "  arenafix enable [OPTIONS] UNIT                add the library to a systemd service\n"
+    "  arenafix enable [OPTIONS] UNIT                add it to a systemd service\n"
     "  arenafix disable [OPTIONS] UNIT               take it out again\n"
     "  arenafix status [--root DIR] [--json]         what arenafix changed on this host\n"
     "  arenafix path [--preload]                     print the library's path\n"
