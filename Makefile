@@ -10,7 +10,6 @@ MULTIARCH  ?= $(shell $(CC) -print-multiarch 2>/dev/null)
 LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 PKGLIBDIR  ?= $(LIBDIR)/arenafix
 MANDIR     ?= $(PREFIX)/share/man
-DOCDIR     ?= $(PREFIX)/share/doc/arenafix
 DESTDIR    ?=
 
 CC      ?= cc

@@ -104,13 +104,21 @@ static FILE *open_output(const char *path)
     return f;
 }
 
+/* The affected glibc: --affected-glibc, else the tests' variable; of a
+ * list (DIR:DIR...), the first. */
+static const char *affected_setting(const struct afb_options *o, char *buf, size_t len)
+{
+    return afb_first_glibc(o->affected ? o->affected : getenv("ARENAFIX_AFFECTED_GLIBC"), buf, len);
+}
+
 static int run_repro(const struct afb_options *o, const struct afb_plan *plan, char **argv)
 {
     long it = o->iterations ? o->iterations : afb_default_iterations(AFB_W_REPRO);
     if (o->glibcs == 1u << AFB_G_AFFECTED) {
         /* Re-exec under the affected glibc, which runs the same command
          * with the same placement. */
-        const char *dir = o->affected ? o->affected : getenv("ARENAFIX_AFFECTED_GLIBC");
+        char first[PATH_MAX];
+        const char *dir = affected_setting(o, first, sizeof first);
         if (!afb_glibc_dir_usable(dir))
             die(EXIT_BAD_USAGE, "%s", "no affected glibc: set ARENAFIX_AFFECTED_GLIBC or --affected-glibc");
         char loader[PATH_MAX], iters[24], cpus[16];
@@ -159,7 +167,8 @@ static void mark_unavailable(struct afb_results *r, const char *affected, const 
 
 static int run_matrix(const struct afb_options *o, const struct afb_plan *plan, char **argv)
 {
-    const char *dir = o->affected ? o->affected : getenv("ARENAFIX_AFFECTED_GLIBC");
+    char first[PATH_MAX];
+    const char *dir = affected_setting(o, first, sizeof first);
     const char *affected = afb_glibc_dir_usable(dir) ? dir : NULL;
     char affected_why[160];
     if (dir == NULL || *dir == '\0')

@@ -2,6 +2,8 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -11,17 +13,6 @@ static const char *status_name(enum afb_status s)
 {
     static const char *const names[] = { "not-run", "ok", "unavailable", "failed" };
     return names[s];
-}
-
-/* "1.23" or "-" when the ratio cannot be formed. */
-static void fmt_ratio(char *buf, size_t len, double q)
-{
-    if (isnan(q))
-        snprintf(buf, len, "-");
-    else if (isinf(q))
-        snprintf(buf, len, "inf");
-    else
-        snprintf(buf, len, "%.2f", q);
 }
 
 static int selected(const struct afb_selection *sel, int w, int g, int s)
@@ -65,15 +56,23 @@ void afb_report_table(FILE *out, const struct afb_results *r, const struct afb_s
     if (sys != NULL && sys->median.arenas < fixed)
         fprintf(out, "note: the system glibc looks affected too: its pinned run got %.0f arenas, "
                      "a fixed glibc gives %d\n", sys->median.arenas, fixed);
+    /* Arenas and lock waits first: they show the bug on any host.  The
+     * times come with their spread, and with a warning where the host
+     * cannot make them mean anything. */
+    char why[96];
+    if (afb_timing_caveat(r->threads, r->online_cpus, why, sizeof why) != NULL)
+        fprintf(out, "timings: not meaningful here (%s); read the arenas and lock waits. Times "
+                     "need no more threads than CPUs and at least %d CPUs.\n",
+                why, AFB_TIMING_MIN_CPUS);
+    bool over_zero = false;
     for (int w = 0; w < AFB_W_COUNT; w++) {
         if (!(sel->workloads >> w & 1))
             continue;
         char what[160];
         afb_workload_describe((enum afb_workload)w, r->threads, r->iterations[w], what, sizeof what);
         fprintf(out, "\n== %s: %s\n", afb_workload_names[w], what);
-        fprintf(out, "%-9s %-13s %6s %9s %10s %9s %12s %8s %7s %7s %7s\n", "glibc", "scenario",
-                "arenas", "waits/thr", "thr avg ms", "wall ms", "ops/s", "minflt", "rss MiB",
-                "time x", "waits x");
+        fprintf(out, "%-9s %-13s %6s %9s %7s  %-27s %6s %7s\n", "glibc", "scenario", "arenas",
+                "waits/thr", "waits x", "wall ms: median [min-max]", "time x", "rss MiB");
         const struct afb_cell *base = afb_baseline(r, (enum afb_workload)w);
         for (int g = 0; g < AFB_G_COUNT; g++) {
             if (!(sel->glibcs >> g & 1))
@@ -94,15 +93,24 @@ void afb_report_table(FILE *out, const struct afb_results *r, const struct afb_s
                     continue;
                 }
                 const struct afb_metrics *m = &c->median;
-                char tq[16], wq[16];
-                fmt_ratio(tq, sizeof tq, base ? afb_ratio(m->wall_ms, base->median.wall_ms) : NAN);
-                fmt_ratio(wq, sizeof wq, base ? afb_ratio(m->lockwaits, base->median.lockwaits) : NAN);
-                fprintf(out, "%6.0f %9.1f %10.2f %9.1f %12.0f %8.0f %7.1f %7s %7s%s\n", m->arenas,
-                        m->lockwaits, m->thread_avg_ms, m->wall_ms, m->ops_per_s, m->minflt,
-                        m->maxrss_kb / 1024, tq, wq, c == base ? "  (base)" : "");
+                double wq = base ? afb_ratio(m->lockwaits, base->median.lockwaits) : NAN;
+                char tq[16], wqs[16], wall[48];
+                afb_format_ratio(tq, sizeof tq, base ? afb_ratio(m->wall_ms, base->median.wall_ms) : NAN);
+                afb_format_ratio(wqs, sizeof wqs, wq);
+                over_zero = over_zero || isinf(wq);
+                double *walls = malloc(sizeof *walls * (size_t)c->nruns);
+                for (int k = 0; walls != NULL && k < c->nruns; k++)
+                    walls[k] = c->runs[k].wall_ms;
+                afb_format_spread(wall, sizeof wall, walls, walls != NULL ? c->nruns : 0);
+                free(walls);
+                fprintf(out, "%6.0f %9.1f %7s  %-27s %6s %7.1f%s\n", m->arenas, m->lockwaits, wqs, wall,
+                        tq, m->maxrss_kb / 1024, c == base ? "  (base)" : "");
             }
         }
     }
+    if (over_zero)
+        fprintf(out, "\nwaits x n/a: the baseline had no lock waits, so there is no ratio; the "
+                     "waits per thread say how many.\n");
 }
 
 void afb_report_checks(FILE *out, const struct afb_check *checks, int n)

@@ -47,6 +47,19 @@ int afb_result_parse(const char *line, struct afb_metrics *m)
     return 0;
 }
 
+const char *afb_first_glibc(const char *list, char *buf, size_t len)
+{
+    if (list == NULL)
+        return NULL;
+    list += strspn(list, ":");
+    size_t n = strcspn(list, ":");
+    if (n == 0 || n >= len)
+        return NULL;
+    memcpy(buf, list, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 int afb_glibc_dir_usable(const char *dir)
 {
     char path[4096];

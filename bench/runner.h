@@ -33,6 +33,11 @@ void afb_result_format(const struct afb_metrics *m, char *buf, size_t len);
 /* Parse it back; -1 unless every metric is there. */
 int afb_result_parse(const char *line, struct afb_metrics *m);
 
+/* The first directory of LIST, a colon-separated list as the tests'
+ * ARENAFIX_AFFECTED_GLIBC is (empty entries skipped), in BUF; NULL if
+ * LIST names none.  The benchmark runs one affected glibc. */
+const char *afb_first_glibc(const char *list, char *buf, size_t len);
+
 /* Does DIR hold a loader and libc we can run programs with? */
 int afb_glibc_dir_usable(const char *dir);
 

@@ -70,6 +70,55 @@ double afb_ratio(double a, double b)
     return a / b;
 }
 
+void afb_format_ratio(char *buf, size_t len, double q)
+{
+    if (isnan(q))
+        snprintf(buf, len, "-");
+    else if (isinf(q))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "%.2f", q);
+}
+
+void afb_format_spread(char *buf, size_t len, const double *v, int n)
+{
+    double *sorted = n > 0 ? malloc(sizeof *sorted * (size_t)n) : NULL;
+    bool finite = sorted != NULL;
+    for (int i = 0; finite && i < n; i++) {
+        sorted[i] = v[i];
+        finite = isfinite(v[i]);
+    }
+    if (!finite) {
+        snprintf(buf, len, "-");
+        free(sorted);
+        return;
+    }
+    double median = afb_median(sorted, n), low = sorted[0], high = sorted[n - 1];
+    /* Three significant digits or so: the spread on a shared host is
+     * wider than any further digit. */
+    int decimals = fabs(median) >= 100 ? 0 : fabs(median) >= 10 ? 1 : 2;
+    if (n == 1)
+        snprintf(buf, len, "%.*f", decimals, median);
+    else
+        snprintf(buf, len, "%.*f [%.*f-%.*f]", decimals, median, decimals, low, decimals, high);
+    free(sorted);
+}
+
+const char *afb_timing_caveat(int threads, int online_cpus, char *buf, size_t len)
+{
+    if (threads <= online_cpus && online_cpus >= AFB_TIMING_MIN_CPUS)
+        return NULL;
+    int n = snprintf(buf, len, "%d thread%s on %d online CPU%s: ", threads, threads == 1 ? "" : "s",
+                     online_cpus, online_cpus == 1 ? "" : "s");
+    if (n >= 0 && (size_t)n < len) {
+        if (threads > online_cpus)
+            snprintf(buf + n, len - (size_t)n, "more threads than CPUs");
+        else
+            snprintf(buf + n, len - (size_t)n, "fewer than the %d CPUs timings need", AFB_TIMING_MIN_CPUS);
+    }
+    return buf;
+}
+
 static const struct afb_cell *ok(const struct afb_results *r, int w, int g, int s)
 {
     const struct afb_cell *c = &r->cell[w][g][s];
@@ -119,6 +168,18 @@ static int check_arenas(const struct afb_results *r, struct afb_check *out, int 
     return n;
 }
 
+/* A ratio in a target's detail, to three places; over zero it is no
+ * number, and says so. */
+static void detail_ratio(char *buf, size_t len, double q)
+{
+    if (isinf(q))
+        snprintf(buf, len, "n/a (over 0)");
+    else if (isnan(q))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.3f", q);
+}
+
 /* A ratio target: cell A's metric over cell B's, at most (or at least) T. */
 static int check_ratio(struct afb_check *out, int n, int max, const struct afb_cell *a,
                        const struct afb_cell *b, int metric, double target, int at_most,
@@ -129,9 +190,10 @@ static int check_ratio(struct afb_check *out, int n, int max, const struct afb_c
     struct afb_metrics ma = a->median, mb = b->median;
     double va = *afb_metric_at(&ma, metric), vb = *afb_metric_at(&mb, metric);
     double q = afb_ratio(va, vb);
-    char detail[160];
-    snprintf(detail, sizeof detail, "%.4g / %.4g %s = %.3f (target %s %.2f)", va, vb,
-             afb_metric_names[metric], q, at_most ? "<=" : ">=", target);
+    char detail[160], quotient[24];
+    detail_ratio(quotient, sizeof quotient, q);
+    snprintf(detail, sizeof detail, "%.4g / %.4g %s = %s (target %s %.2f)", va, vb,
+             afb_metric_names[metric], quotient, at_most ? "<=" : ">=", target);
     return add(out, n, max, at_most ? q <= target : q >= target, q, target, name, detail);
 }
 
@@ -154,10 +216,12 @@ static int check_churn(struct afb_check *out, int n, int max, const struct afb_c
         return n;
     double a = fastest(with), b = fastest(without);
     double q = afb_ratio(a, b), qm = afb_ratio(with->median.wall_ms, without->median.wall_ms);
-    char detail[160];
-    snprintf(detail, sizeof detail, "best of %d: %.1f / %.1f ms = %.3f (target <= %.2f); "
-             "medians %.3f", with->nruns < without->nruns ? with->nruns : without->nruns, a, b, q,
-             target, qm);
+    char detail[160], best[24], medians[24];
+    detail_ratio(best, sizeof best, q);
+    detail_ratio(medians, sizeof medians, qm);
+    snprintf(detail, sizeof detail, "best of %d: %.1f / %.1f ms = %s (target <= %.2f); "
+             "medians %s", with->nruns < without->nruns ? with->nruns : without->nruns, a, b, best,
+             target, medians);
     return add(out, n, max, q <= target, q, target, name, detail);
 }
 

@@ -49,6 +49,25 @@ int afb_fixed_arenas(int threads, int online_cpus);
  * x/0 as infinity.  NAN when either is missing. */
 double afb_ratio(double a, double b);
 
+/* A ratio for people: "1.23"; "n/a" for x/0 (the caller says why),
+ * "-" when it cannot be formed.  Never "inf" or "nan". */
+void afb_format_ratio(char *buf, size_t len, double q);
+
+/* N timings as "median [min-max]" ("230 [219-251]"), with as many
+ * decimals as the median's size needs; just the value for one run, "-"
+ * for none or a value that is not a number.  V is not changed. */
+void afb_format_spread(char *buf, size_t len, const double *v, int n);
+
+/* Timings mean something only where every thread has a CPU of its own
+ * and the host has CPUs to spare for the rest of its work: no more
+ * threads than online CPUs, and at least this many of them.  Below it
+ * the times measure the scheduler and the neighbours, not malloc. */
+#define AFB_TIMING_MIN_CPUS 8
+
+/* NULL where timings mean something (the rule above); else why not, in
+ * BUF ("16 threads on 2 online CPUs"). */
+const char *afb_timing_caveat(int threads, int online_cpus, char *buf, size_t len);
+
 struct afb_check {
     char name[96];
     char detail[160];

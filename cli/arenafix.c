@@ -1,5 +1,6 @@
 /* arenafix: run programs with libarenafix, and diagnose glibc bug 30945
  * on a host or in a running process.  This file only dispatches. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,40 +11,102 @@
 #define AFX_VERSION "unknown"
 #endif
 
-static const char usage[] =
-    "Usage: arenafix [OPTIONS] [--] CMD [ARGS...]   run CMD with libarenafix\n"
-    "       arenafix probe [--json] [--glibc DIR]    does this host's glibc have the bug?\n"
-    "       arenafix inspect [--json] [--no-probe] PID   diagnose a running process\n"
-    "       arenafix inspect --all [--json] [--no-probe] every process on this host\n"
-    "       arenafix enable [--dry-run] [--root DIR] UNIT    add it to a systemd service\n"
-    "       arenafix disable [--dry-run] [--root DIR] UNIT   take it out again\n"
-    "       arenafix path [--preload]                print the library's path\n"
-    "       arenafix --help | --version\n"
+static const char path_usage[] =
+    "Usage: arenafix path [--preload]\n"
+    "Print the path of the libarenafix.so that the wrapper and enable use.\n"
     "\n"
-    "Options for CMD:\n"
-    "  -m, --mode MODE      mallopt (default), touch, both or off (ARENAFIX_MODE)\n"
-    "  -a, --arena-max N    set the arena limit to N instead of 8 x online CPUs\n"
-    "  -v, --verbose        the library says on stderr what it decided\n"
-    "  -e, --eager          decide when the library loads, not at the first thread\n"
+    "Options:\n"
+    "      --preload  the entry as it goes into LD_PRELOAD (with $LIB where\n"
+    "                 the library sits in the multiarch directory)\n"
+    "  -h, --help     print this help and exit\n"
     "\n"
-    "Exit status: CMD's own; 126 CMD not executable; 127 CMD not found.\n"
-    "probe: 0 not affected, 3 affected, 5 cannot tell.  inspect: 0 fine, 3 hit,\n"
-    "4 at risk (--all: the worst there).  All: 1 failure, 2 usage error.\n"
+    "Examples:\n"
+    "  arenafix path                                 the library's file\n"
+    "  LD_PRELOAD=\"$(arenafix path --preload)\" CMD   preload it by hand\n"
+    "\n"
+    "Exit status: 0 printed; 1 no library found; 2 usage error.\n"
     "See arenafix(1).\n";
 
 int afx_cmd_path(int argc, char **argv)
 {
+    static const struct option options[] = {
+        { "preload", no_argument, NULL, 'p' },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
     bool preload = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--preload") == 0)
-            preload = true;
-        else
-            afx_usage_error("path: unknown argument %s; usage: arenafix path [--preload]", argv[i]);
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(path_usage, stdout);
+            return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
+        }
+        if (c != 'p')
+            afx_usage_error("path: unknown option %s; usage: arenafix path [--preload]", argv[optind - 1]);
+        preload = true;
     }
+    if (optind < argc)
+        afx_usage_error("path: unexpected argument %s; usage: arenafix path [--preload]", argv[optind]);
     struct afx_library lib;
     if (!afx_find_library(&lib))
         return AFX_EXIT_FAIL;
     printf("%s\n", preload ? lib.preload : lib.file);
+    return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
+}
+
+/* The subcommands, by the word that names them. */
+static int dispatch(const char *word, int argc, char **argv, bool *found)
+{
+    *found = true;
+    if (strcmp(word, "probe") == 0)
+        return afx_cmd_probe(argc, argv);
+    if (strcmp(word, "inspect") == 0)
+        return afx_cmd_inspect(argc, argv);
+    if (strcmp(word, "enable") == 0)
+        return afx_cmd_enable(argc, argv, true);
+    if (strcmp(word, "disable") == 0)
+        return afx_cmd_enable(argc, argv, false);
+    if (strcmp(word, "status") == 0)
+        return afx_cmd_status(argc, argv);
+    if (strcmp(word, "path") == 0)
+        return afx_cmd_path(argc, argv);
+    *found = false;
+    return AFX_EXIT_USAGE;
+}
+
+static const char help_usage[] =
+    "Usage: arenafix help [SUBCOMMAND]\n"
+    "Print arenafix's help, or SUBCOMMAND's own (as arenafix SUBCOMMAND --help does).\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help  print this help and exit\n"
+    "\n"
+    "Examples:\n"
+    "  arenafix help        the subcommands and the wrapper's options\n"
+    "  arenafix help probe  probe's options\n"
+    "\n"
+    "Exit status: 0 printed; 2 no such subcommand.\n"
+    "See arenafix(1).\n";
+
+/* arenafix help [SUBCOMMAND], as git and systemctl users expect: the
+ * subcommand's own --help. */
+static int help(int argc, char **argv)
+{
+    if (argc > 2)
+        afx_usage_error("help: one subcommand at a time; usage: arenafix help [SUBCOMMAND]");
+    if (argc < 2)
+        afx_print_usage();
+    else if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        fputs(help_usage, stdout);
+    else {
+        char *sub_argv[] = { argv[1], (char *)"--help", NULL };
+        bool found;
+        int status = dispatch(argv[1], 2, sub_argv, &found);
+        if (!found)
+            afx_usage_error("help: no subcommand %s; arenafix --help lists them", argv[1]);
+        return status;
+    }
     return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
 }
 
@@ -52,8 +115,8 @@ int main(int argc, char **argv)
     const char *first = argc > 1 ? argv[1] : "";
 
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
-        fputs(usage, stdout);
-        return AFX_EXIT_OK;
+        afx_print_usage();
+        return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
     }
     if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
         printf("arenafix %s\n", AFX_VERSION);
@@ -61,19 +124,11 @@ int main(int argc, char **argv)
     }
     /* Subcommands come first; a program of the same name runs with
      * "arenafix -- probe". */
-    if (strcmp(first, "probe") == 0)
-        return afx_cmd_probe(argc - 1, argv + 1);
     if (strcmp(first, AFX_PROBE_CHILD) == 0)
         return afx_cmd_probe_child(argc - 1, argv + 1);
-    if (strcmp(first, "inspect") == 0)
-        return afx_cmd_inspect(argc - 1, argv + 1);
-    if (strcmp(first, "enable") == 0)
-        return afx_cmd_enable(argc - 1, argv + 1, true);
-    if (strcmp(first, "disable") == 0)
-        return afx_cmd_enable(argc - 1, argv + 1, false);
-    if (strcmp(first, "status") == 0)
-        return afx_cmd_status(argc - 1, argv + 1);
-    if (strcmp(first, "path") == 0)
-        return afx_cmd_path(argc - 1, argv + 1);
-    return afx_cmd_wrap(argc, argv);
+    if (strcmp(first, "help") == 0)
+        return help(argc - 1, argv + 1);
+    bool found;
+    int status = dispatch(first, argc - 1, argv + 1, &found);
+    return found ? status : afx_cmd_wrap(argc, argv);
 }

@@ -98,12 +98,13 @@ int afx_cmd_wrap(int argc, char **argv)
         { "arena-max", required_argument, NULL, 'a' },
         { "verbose", no_argument, NULL, 'v' },
         { "eager", no_argument, NULL, 'e' },
+        { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     int c;
     opterr = 0;
     /* '+': options end at CMD, whose own options are its own. */
-    while ((c = getopt_long(argc, argv, "+:m:a:ve", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:m:a:veh", options, NULL)) != -1) {
         switch (c) {
         case 'm':
             check_value(AFX_VAR_MODE, optarg, "--mode");
@@ -119,6 +120,11 @@ int afx_cmd_wrap(int argc, char **argv)
         case 'e':
             set_or_die("ARENAFIX_EAGER", "1");
             break;
+        case 'h':
+            /* "arenafix -v --help": the wrapper's options are the
+             * top-level ones. */
+            afx_print_usage();
+            return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
         case ':':
             afx_usage_error("%s needs a value; see arenafix --help", argv[optind - 1]);
         default:

@@ -1,9 +1,12 @@
 /* Output formats and targets over hand-made results: the table, CSV,
  * JSON and plot script say what the cells hold, and say so plainly when
  * a glibc or the shim was not there. */
+#include <ctype.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "json.h"
 #include "plot.h"
@@ -99,16 +102,133 @@ START_TEST(table_shows_rows_ratios_and_missing_glibc)
 {
     char *t = capture(table);
     ck_assert_ptr_nonnull(strstr(t, "== repro: 16 threads x 100 malloc+free pairs"));
-    /* base row: ratio 1.00 both ways */
+    /* Arenas and lock waits lead; the wall time is the median with the
+     * spread of the runs (100, 300, 200 ms). */
+    ck_assert_ptr_nonnull(strstr(t, "glibc     scenario      arenas waits/thr waits x  wall ms: median "
+                                    "[min-max]   time x rss MiB\n"));
     char *base = strstr(t, "system    pinned");
     ck_assert_ptr_nonnull(base);
-    ck_assert_ptr_nonnull(strstr(base, "1.00    1.00  (base)"));
+    ck_assert_msg(strncmp(base, "system    pinned            16       3.0    1.00  200 [100-300]   "
+                                "              1.00     2.0  (base)\n", 98) == 0, "%s", t);
     /* shim: 150/200 time, 3/3 waits */
     char *shim = strstr(t, "system    shim-mallopt");
     ck_assert_ptr_nonnull(shim);
-    ck_assert_ptr_nonnull(strstr(shim, "0.75    1.00\n"));
+    ck_assert_msg(strncmp(shim, "system    shim-mallopt      16       3.0    1.00  150             "
+                                "              0.75     2.0\n", 93) == 0, "%s", t);
     ck_assert_ptr_nonnull(strstr(t, "affected  (all)         not available: no affected glibc"));
     ck_assert_ptr_nonnull(strstr(t, "affected glibc: none on this host"));
+    free(t);
+}
+END_TEST
+
+/* The pure formatter of the times: median [min-max] of the runs. */
+START_TEST(spread_is_median_min_max)
+{
+    char buf[64];
+    double three[] = { 230.4, 219.4, 251.3 };
+    afb_format_spread(buf, sizeof buf, three, 3);
+    ck_assert_str_eq(buf, "230 [219-251]");
+    ck_assert(three[0] == 230.4 && three[1] == 219.4);    /* the caller's order kept */
+    double tens[] = { 98.94, 120.3, 95.1, 97.0 };
+    afb_format_spread(buf, sizeof buf, tens, 4);
+    ck_assert_str_eq(buf, "98.0 [95.1-120.3]");
+    double one[] = { 5.123 };
+    afb_format_spread(buf, sizeof buf, one, 1);
+    ck_assert_str_eq(buf, "5.12");
+    afb_format_spread(buf, sizeof buf, one, 0);
+    ck_assert_str_eq(buf, "-");
+    double broken[] = { 1, NAN }, endless[] = { INFINITY, 1 };
+    afb_format_spread(buf, sizeof buf, broken, 2);
+    ck_assert_str_eq(buf, "-");
+    afb_format_spread(buf, sizeof buf, endless, 2);
+    ck_assert_str_eq(buf, "-");
+    afb_format_ratio(buf, sizeof buf, 1.5);
+    ck_assert_str_eq(buf, "1.50");
+    afb_format_ratio(buf, sizeof buf, INFINITY);
+    ck_assert_str_eq(buf, "n/a");
+    afb_format_ratio(buf, sizeof buf, NAN);
+    ck_assert_str_eq(buf, "-");
+}
+END_TEST
+
+/* "inf" or "nan" as a word of its own, in any case ("infix" is a
+ * scenario, not a number). */
+static bool has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = text; *p; p++)
+        if (strncasecmp(p, word, n) == 0 && (p == text || !isalpha((unsigned char)p[-1]))
+            && !isalpha((unsigned char)p[n]))
+            return true;
+    return false;
+}
+
+/* The fixed glibc with no lock waits, the affected one with some: every
+ * ratio over zero is "n/a" with the reason, never "inf" or "nan". */
+START_TEST(no_inf_or_nan_in_any_format)
+{
+    teardown();
+    memset(&r, 0, sizeof r);
+    r.threads = 16;
+    r.online_cpus = 2;
+    for (int w = 0; w < AFB_W_COUNT; w++)
+        r.iterations[w] = 100;
+    put(AFB_W_REPRO, AFB_G_SYSTEM, AFB_S_PINNED, 16, 0, 100);
+    put(AFB_W_REPRO, AFB_G_AFFECTED, AFB_S_PINNED, 9, 2.5, 130);
+    put(AFB_W_REPRO, AFB_G_AFFECTED, AFB_S_SHIM_MALLOPT, 16, 0.5, 90);
+    put(AFB_W_REPRO, AFB_G_AFFECTED, AFB_S_TUNABLE, 16, 0, 95);
+    put(AFB_W_THREADS, AFB_G_SYSTEM, AFB_S_PINNED, 1, 0, 0);
+    put(AFB_W_THREADS, AFB_G_SYSTEM, AFB_S_SHIM_MALLOPT, 1, 0, 10);
+    afb_results_finish(&r);
+    static struct afb_selection all = { (1u << AFB_W_COUNT) - 1, (1u << AFB_S_COUNT) - 1, 3 };
+    struct afb_check checks[32];
+    int n = afb_checks(&r, checks, 32);
+    char *outputs[4] = { NULL };
+    size_t lens[4];
+    FILE *f = open_memstream(&outputs[0], &lens[0]);
+    afb_report_table(f, &r, &all, &host);
+    afb_report_checks(f, checks, n);
+    fclose(f);
+    f = open_memstream(&outputs[1], &lens[1]);
+    afb_report_csv(f, &r, &all);
+    fclose(f);
+    f = open_memstream(&outputs[2], &lens[2]);
+    afb_report_json(f, &r, &all, &host, checks, n);
+    fclose(f);
+    static const char *const names[] = { "table", "CSV", "JSON" };
+    for (int i = 0; i < 3; i++) {
+        ck_assert_msg(!has_word(outputs[i], "inf") && !has_word(outputs[i], "nan")
+                          && !has_word(outputs[i], "infinity"), "%s:\n%.1500s", names[i], outputs[i]);
+    }
+    char *affected = strstr(outputs[0], "affected  pinned             9       2.5     n/a  130 ");
+    ck_assert_msg(affected != NULL, "%s", outputs[0]);
+    ck_assert_ptr_nonnull(strstr(outputs[0], "waits x n/a: the baseline had no lock waits, so there is "
+                                             "no ratio"));
+    ck_assert_ptr_nonnull(strstr(outputs[0], "lockwaits = n/a (over 0) (target <= 1.10)"));
+    for (int i = 0; i < 3; i++)
+        free(outputs[i]);
+}
+END_TEST
+
+/* The rule for timings that mean something, and the table saying so. */
+START_TEST(small_host_timings_are_flagged)
+{
+    char why[96];
+    ck_assert_ptr_nonnull(afb_timing_caveat(16, 2, why, sizeof why));
+    ck_assert_str_eq(why, "16 threads on 2 online CPUs: more threads than CPUs");
+    ck_assert_ptr_nonnull(afb_timing_caveat(2, 2, why, sizeof why));
+    ck_assert_str_eq(why, "2 threads on 2 online CPUs: fewer than the 8 CPUs timings need");
+    ck_assert_ptr_nonnull(afb_timing_caveat(65, 64, why, sizeof why));
+    ck_assert_ptr_null(afb_timing_caveat(8, 8, why, sizeof why));
+    ck_assert_ptr_null(afb_timing_caveat(16, 64, why, sizeof why));
+
+    char *t = capture(table);   /* 16 threads, 2 CPUs */
+    ck_assert_ptr_nonnull(strstr(t, "timings: not meaningful here (16 threads on 2 online CPUs: more "
+                                    "threads than CPUs); read the arenas and lock waits."));
+    free(t);
+    r.online_cpus = 64;
+    t = capture(table);
+    ck_assert_ptr_null(strstr(t, "timings:"));
     free(t);
 }
 END_TEST
@@ -269,6 +389,9 @@ Suite *output_suite(void)
     tcase_add_test(tc, medians);
     tcase_add_test(tc, ratios);
     tcase_add_test(tc, table_shows_rows_ratios_and_missing_glibc);
+    tcase_add_test(tc, spread_is_median_min_max);
+    tcase_add_test(tc, no_inf_or_nan_in_any_format);
+    tcase_add_test(tc, small_host_timings_are_flagged);
     tcase_add_test(tc, csv_has_one_row_per_cell);
     tcase_add_test(tc, json_is_balanced_and_complete);
     tcase_add_test(tc, json_strings_are_escaped);

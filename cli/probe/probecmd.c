@@ -20,6 +20,25 @@ static const char *const verdict_names[] = {
     [AFX_CANNOT_TELL] = "cannot tell",
 };
 
+static const char probe_usage[] =
+    "Usage: arenafix probe [--json] [--glibc DIR]\n"
+    "Run threads pinned to one CPU under this host's glibc (or the one in DIR) and\n"
+    "say whether it takes their malloc arena limit from their affinity (bug 30945).\n"
+    "\n"
+    "Options:\n"
+    "      --glibc DIR  probe the glibc whose ld.so and libc.so.6 are in DIR\n"
+    "      --json       one JSON object on stdout, for scripts\n"
+    "  -h, --help       print this help and exit\n"
+    "\n"
+    "Examples:\n"
+    "  arenafix probe                         is this host's glibc affected?\n"
+    "  arenafix probe --json                  the same, for a script\n"
+    "  arenafix probe --glibc /opt/glibc/lib  another glibc than the system's\n"
+    "\n"
+    "Exit status: 0 not affected; 3 affected; 5 cannot tell on this host (one CPU,\n"
+    "or something else limits the arenas); 1 failure; 2 usage error.\n"
+    "See arenafix(1).\n";
+
 static int verdict_status(enum afx_verdict v)
 {
     return v == AFX_AFFECTED ? AFX_EXIT_AFFECTED : v == AFX_CANNOT_TELL ? AFX_EXIT_UNKNOWN : AFX_EXIT_OK;
@@ -110,6 +129,7 @@ int afx_cmd_probe(int argc, char **argv)
     static const struct option options[] = {
         { "json", no_argument, NULL, 'j' },
         { "glibc", required_argument, NULL, 'g' },
+        { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     bool json = false;
@@ -117,11 +137,14 @@ int afx_cmd_probe(int argc, char **argv)
     struct afx_glibc g = { 0 };
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = true;
             break;
+        case 'h':
+            fputs(probe_usage, stdout);
+            return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
         case 'g':
             glibc_from_dir(optarg, loader, sizeof loader);
             g.loader = loader;

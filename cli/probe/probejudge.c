@@ -23,9 +23,11 @@ void afx_probe_judge(struct afx_probe *p)
                  "was taken from their affinity", unpinned->sees, p->online, unpinned->arenas, p->expected);
     } else if (unpinned->arenas < p->expected) {
         p->verdict = AFX_CANNOT_TELL;
+        /* glibc makes no arena it cannot map (a heap reserves 64 MiB
+         * of address space on 64-bit hosts) and shares one instead. */
         snprintf(p->reason, sizeof p->reason,
-                 "even unpinned threads got only %d arenas of %ld: something else limits them",
-                 unpinned->arenas, p->expected);
+                 "even unpinned threads got only %d of %ld arenas: something else limits them, "
+                 "such as an address-space limit (ulimit -v)", unpinned->arenas, p->expected);
     } else if (p->pinned_run.arenas < p->expected) {
         p->verdict = AFX_AFFECTED;
         snprintf(p->reason, sizeof p->reason,

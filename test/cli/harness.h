@@ -75,5 +75,6 @@ Suite *pure_suite(void);
 Suite *hostile_suite(void);
 Suite *scan_suite(void);
 Suite *status_suite(void);
+Suite *help_suite(void);
 
 #endif

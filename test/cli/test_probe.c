@@ -155,6 +155,39 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* A process limited in address space (ulimit -v, LimitAS= in a unit) to
+ * less than one arena heap's reservation (64 MiB on a 64-bit host):
+ * glibc makes no arena for any thread and shares main's, so the counts
+ * say nothing about the bug.  probe cannot tell (5), and says why. */
+START_TEST(no_room_for_arenas_cannot_tell)
+{
+    if (sizeof(long) == 4) {
+        printf("SKIP %s: a 32-bit glibc's arena heap is 1 MiB: no address-space limit keeps "
+               "arenas out and lets the threads' stacks in\n", __func__);
+        return;
+    }
+    if (skip_emulated(__func__, "qemu-user reserves the guest's address space itself, under the "
+                                "same limit"))
+        return;
+    /* Small stacks: the limit must stop arenas, not pthread_create. */
+    const char *limits[] = { "prlimit", "--as=50331648", "--stack=262144" };
+    struct run r;
+    run(&r, NULL, ARGV(limits[0], limits[1], limits[2], cli(), "probe"));
+    ck_assert_status(&r, 5);
+    ck_assert_msg(strstr(r.out, "verdict: cannot tell: even unpinned threads got only 1 of ") != NULL
+                      && strstr(r.out, "something else limits them, such as an address-space "
+                                       "limit (ulimit -v)\n") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "arenas, unpinned:   1\n") != NULL, "%s", r.out);
+    ck_assert_str_eq(r.err, "");
+    run_free(&r);
+    run(&r, NULL, ARGV(limits[0], limits[1], limits[2], cli(), "probe", "--json"));
+    ck_assert_status(&r, 5);
+    static const char head[] = "{\"verdict\":\"cannot tell\",\"exit_status\":5,";
+    ck_assert_msg(strncmp(r.out, head, strlen(head)) == 0, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* A host that preloads the library for every program through
  * /etc/ld.so.preload (docs/deploy.md): no environment keeps it out of the
  * probe's children, so the probe must switch it off in the run meant to be
@@ -248,6 +281,7 @@ Suite *probe_suite(void)
     tcase_add_test(tc, through_an_explicit_loader);
     tcase_add_test(tc, hanging_loader_is_given_up);
     tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, no_room_for_arenas_cannot_tell);
     tcase_add_test(tc, host_wide_preload_does_not_hide_the_bug);
     tcase_add_test(tc, filter_leaves_one_exec);
     suite_add_tcase(s, tc);
