@@ -222,7 +222,8 @@ $preload_entry"
     else
         fail "as installed: arenafix path and path --preload: expected /$lib_rel and $preload_entry, got: $got"
     fi
-    rm -rf "$out/unitroot" && mkdir -p "$out/unitroot"
+    rm -rf "$out/unitroot" && mkdir -p "$out/unitroot/lib/systemd/system"
+    printf '[Service]\nExecStart=/bin/true\n' >"$out/unitroot/lib/systemd/system/example.service"
     dropin=$(installed env -u ARENAFIX_LIBRARY "$cmd" enable --dry-run --root "$out/unitroot" example.service 2>&1)
     if echo "$dropin" | grep -qF "LD_PRELOAD=$preload_entry"; then
         pass "as installed: enable --dry-run writes a drop-in preloading $preload_entry"

@@ -251,7 +251,8 @@ p_ae_library() {
 # umask 000 must not give the build user (or anyone) a drop-in to edit.
 p_ae_mode() {
     ae_setup
-    mkdir -p "$AE/rootree/etc/systemd/system"
+    mkdir -p "$AE/rootree/etc/systemd/system" "$AE/rootree/lib/systemd/system"
+    printf '[Service]\nExecStart=/bin/true\n' >"$AE/rootree/lib/systemd/system/web.service"
     run out err sh -c "umask 000 && exec '$CLI' enable --root '$AE/rootree' web"
     need_rc0 "enable" err
     local f=$AE/rootree/etc/systemd/system/web.service.d/arenafix.conf
