@@ -155,7 +155,13 @@ def judge_main(r, s):
        AFFECTED_ARENAS)
     check_doc(r, "item 1 before: inspect says hit", s, "inspect-before", 3,
               verdict="hit", libarenafix=False, arenas_counted=AFFECTED_ARENAS, online_cpus=CPUS)
-    judge_scan(r, s, "scan-before", "item 0 before", s.fact("inspect-before-self", "pid"), "hit", 3)
+    judge_scan(r, s, "scan-before", "item 0 before", s.fact("inspect-before-self", "pid"), "hit", 3,
+               unit="afx-pinned.service")
+    r.check("item 0 before: inspect --all names the service's unit and prints the commands that fix it",
+            s.fact("scan-text", "rc") == "3" and s.fact("scan-text", "row") == "1"
+            and s.fact("scan-text", "enable") == "1" and s.fact("scan-text", "daemon-reload") == "1"
+            and s.fact("scan-text", "restart") == "1",
+            " ".join(s.facts.get("_raw_scan-text", ["no line"])))
 
     # Item 2: DPDK.
     eal_fixed = s.num("eal/fixed", "arenas")
@@ -255,7 +261,7 @@ def judge_main(r, s):
             " ".join(s.facts.get("_raw_preload-untouched", ["no line"])))
 
 
-def judge_scan(r, s, tag, name, pid, verdict, rc):
+def judge_scan(r, s, tag, name, pid, verdict, rc, unit=None):
     if tag not in s.docs:
         return r.check(name + ": inspect --all", False, "no %s line" % tag)
     got_rc, doc = s.docs[tag]
@@ -267,6 +273,10 @@ def judge_scan(r, s, tag, name, pid, verdict, rc):
     r.check("%s: inspect --all lists the pinned service as %s" % (name, verdict),
             len(mine) == 1 and mine[0].get("verdict") == verdict,
             "pid %s: %s" % (pid, mine[0].get("verdict") if mine else "not listed"))
+    if unit is not None:
+        r.check("%s: inspect --all --json gives the process's unit, %s" % (name, unit),
+                len(mine) == 1 and mine[0].get("unit") == unit,
+                "unit=%s" % (mine[0].get("unit") if mine else "not listed"))
     r.check("%s: inspect --all exit status is its summary's" % name,
             got_rc == summary.get("exit_status") and (rc is None or got_rc == rc),
             "rc=%s summary=%s" % (got_rc, summary.get("exit_status")))

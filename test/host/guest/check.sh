@@ -103,6 +103,15 @@ stage_main() {
     restart afx-pinned restart-before
     inspect_unit inspect-before afx-pinned
     json scan-before arenafix inspect --all --json
+    # The operator's view of the same scan: the service's row names its
+    # unit, and the scan ends with the commands that fix it.
+    arenafix inspect --all >/tmp/scan.txt 2>&1
+    rc=$?
+    pid=$(mainpid afx-pinned)
+    out "AFX scan-text rc=$rc row=$(awk -v p="$pid" '$1 == p && / afx-pinned[.]service /' /tmp/scan.txt | wc -l) $(
+        for c in 'arenafix enable afx-pinned.service' 'systemctl daemon-reload' 'systemctl restart afx-pinned.service'; do
+            printf '%s=%s ' "$(echo "$c" | cut -d' ' -f2)" "$(grep -cxF "    $c" /tmp/scan.txt)"
+        done)"
     # The oracle: the same workload, narrowed as the service is, on the
     # root file system's own (fixed) libc.so.6.
     out "AFX pinned-fixed $(kv "$(taskset -c 0-7 $ON_FIXED "$PROGS/pinnedd" --threads $THREADS --exit | tail -n 1)")"
