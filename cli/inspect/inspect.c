@@ -31,8 +31,9 @@ static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] 
 static const char help[] =
     "Usage: arenafix inspect [--json] [--no-probe] PID\n"
     "       arenafix inspect --all [--json] [--no-probe]\n"
-    "Is a running process hit by glibc bug 30945 (too few malloc arenas), and how is it fixed?\n"
-    "Reads /proc without stopping it; names its systemd unit and the commands that fix it.\n"
+    "Is a running process hit by glibc bug 30945 (too few malloc arenas), and how\n"
+    "is it fixed?  Reads /proc without stopping it; names its systemd unit and the\n"
+    "commands that fix it.\n"
     "\n"
     "Options:\n"
     "  -a, --all        every process on the host, one line each, then the fixes\n"
@@ -45,8 +46,9 @@ static const char help[] =
     "  sudo arenafix inspect --all    every process, and the commands that fix them\n"
     "  arenafix inspect --all --json  every process, for a script\n"
     "\n"
-    "Exit status: 0 fine, 1 could not read the process, 2 usage error, 3 hit, 4 at risk,\n"
-    "5 cannot tell; with --all, the worst of its processes (3, then 4, then 5, else 0).\n"
+    "Exit status: 0 fine, 1 could not read the process, 2 usage error, 3 hit,\n"
+    "4 at risk, 5 cannot tell; with --all, the worst of its processes (3, then 4,\n"
+    "then 5, else 0).\n"
     "See arenafix(1).\n";
 
 /* One line naming the problem and the fix, for a /proc read that failed. */

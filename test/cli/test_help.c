@@ -33,9 +33,16 @@ static int description_column(const char *line)
 }
 
 /* Every block of HELP (a line that ends in ':' at column 0, then its
- * indented lines) has one description column.  WHO names the help. */
+ * indented lines) has one description column, and no line is wider
+ * than a terminal's 80 columns.  WHO names the help. */
 static void assert_blocks_line_up(const char *who, const char *help)
 {
+    for (const char *line = help; *line;) {
+        size_t len = strcspn(line, "\n");
+        ck_assert_msg(len <= 80, "%s: a line of %zu columns, wider than a terminal: %.*s", who, len,
+                      (int)len, line);
+        line += len + (line[len] == '\n');
+    }
     int blocks = 0;
     for (const char *line = help; *line; line = strchr(line, '\n') + 1) {
         size_t len = strcspn(line, "\n");
