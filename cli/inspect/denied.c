@@ -143,12 +143,12 @@ void afx_denied_reason(const struct afx_access_facts *f, const char *what, bool 
         add(out, size, &used, "a security module refuses it (active: %s); look for the denial in the kernel or "
                               "audit log (journalctl -k)", f->lsms);
     } else if (!f->lsm_known) {
-        add(out, size, &used, "%s", "with CAP_SYS_PTRACE in the host's user namespace, a security module "
-                                    "(cannot read /sys/kernel/security/lsm to say which: mount securityfs there); "
-                                    "look in the kernel or audit log (journalctl -k)");
+        add(out, size, &used, "%s", "refused with CAP_SYS_PTRACE in the host's user namespace, so most likely by "
+                                    "a security module (cannot read /sys/kernel/security/lsm to say which: mount "
+                                    "securityfs there); look in the kernel or audit log (journalctl -k)");
     } else {
-        add(out, size, &used, "%s", "with CAP_SYS_PTRACE in the host's user namespace and no security module "
-                                    "that refuses reads, the cause is unknown; look in the kernel or audit log "
-                                    "(journalctl -k)");
+        add(out, size, &used, "%s", "refused with CAP_SYS_PTRACE in the host's user namespace and no security "
+                                    "module active, for a reason arenafix cannot see; look in the kernel or audit "
+                                    "log (journalctl -k)");
     }
 }
