@@ -53,6 +53,15 @@ kv() { printf '%s\n' "$1" | tr ' ' '\n' | grep '=' | tr '\n' ' '; }
 
 mainpid() { systemctl show -p MainPID --value "$1"; }
 
+# say FILE CMD...: what the operator saw, for the record (AFXSAY lines
+# in the results file; not judged): the command, then FILE, its output.
+say() {
+    f=$1
+    shift
+    out "AFXSAY # $*"
+    sed 's/^/AFXSAY /' "$f" >"$OUT"
+}
+
 # inspect_unit TAG UNIT: the command's view and the program's own count.
 inspect_unit() {
     pid=$(mainpid "$2")
@@ -107,6 +116,7 @@ stage_main() {
     # unit, and the scan ends with the commands that fix it.
     arenafix inspect --all >/tmp/scan.txt 2>&1
     rc=$?
+    say /tmp/scan.txt arenafix inspect --all
     pid=$(mainpid afx-pinned)
     out "AFX scan-text rc=$rc row=$(awk -v p="$pid" '$1 == p && / afx-pinned[.]service /' /tmp/scan.txt | wc -l) $(
         for c in 'arenafix enable afx-pinned.service' 'systemctl daemon-reload' 'systemctl restart afx-pinned.service'; do
@@ -171,9 +181,12 @@ stage_main() {
     # 1. Roll out to the service, as docs/rollout.md says.
     arenafix enable afx-pinned >/tmp/enable.log 2>&1
     out "AFX enable rc=$?"
+    say /tmp/enable.log arenafix enable afx-pinned
     systemctl daemon-reload
     restart afx-pinned restart-enabled
     inspect_unit inspect-enabled afx-pinned
+    arenafix inspect "$(mainpid afx-pinned)" >/tmp/after.txt 2>&1
+    say /tmp/after.txt arenafix inspect "$(mainpid afx-pinned)"
     json scan-after arenafix inspect --all --json
     dropin_library afx-pinned dropin-v1
 
@@ -216,8 +229,12 @@ stage_main() {
     rc=$?
     out "AFX typo rc=$rc refused=$(grep -c '^arenafix: Unit afx-pinnd.service not found. systemd has no such unit' /tmp/typo.log) written=$([ -e /etc/systemd/system/afx-pinnd.service.d ] && echo yes || echo no)"
     json status arenafix status --json
+    say /tmp/typo.log arenafix enable afx-pinnd
+    arenafix status >/tmp/status.txt 2>&1
+    say /tmp/status.txt arenafix status
     dpkg -r arenafix-bench arenafix libarenafix >/tmp/dpkg-r.log 2>&1
     rc=$?
+    say /tmp/dpkg-r.log dpkg -r arenafix-bench arenafix libarenafix
     out "AFX remove-warns rc=$rc warned=$(grep -c '^libarenafix: warning: /etc/systemd/system/afx-pinned.service.d/arenafix.conf still preloads' /tmp/dpkg-r.log)"
     dpkg -i "$CHK"/debs/v2/*.deb >/tmp/dpkg.log 2>&1
 
