@@ -66,6 +66,7 @@ include shim/shim.mk
 -include test/glibc/glibc.mk
 -include test/mutants/mutants.mk
 -include test/host/host.mk
+-include test/fleet/fleet.mk
 -include test/cross/cross.mk
 -include rpm/rpm.mk
 
