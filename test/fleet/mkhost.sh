@@ -23,6 +23,15 @@ say() { echo "check-fleet: $*" >&2; }
 fail() { say "$name: $*"; exit 1; }
 
 if [ "$glibc" != fixed ]; then
+    # The same release as the root file system's libc6, or the rest of
+    # libc6 (libnss_*, libresolv, ...) would mix two.
+    want=$(chroot "$root" dpkg-query -W -f '${Version}' libc6)
+    have=$("$glibc/ld-linux-x86-64.so.2" --library-path "$glibc" "$glibc/libc.so.6" 2>/dev/null |
+           sed -n 's/.*release version \([0-9.]*[0-9]\).*/\1/p' | head -n 1)
+    case $want in
+    "$have"-*) ;;
+    *) fail "the affected glibc is $have, the root file system's libc6 is $want: they must be the same release" ;;
+    esac
     path=/lib/$triplet/libc.so.6
     mkdir -p "$root/srv/afx-check/fixed-glibc"
     chroot "$root" dpkg-divert --quiet --local --rename \

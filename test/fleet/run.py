@@ -137,14 +137,28 @@ class Fleet:
                 if h.proc.poll() is not None:
                     raise RuntimeError("%s: systemd-nspawn ended (status %d); see %s" %
                                        (h.name, h.proc.returncode, os.path.join(self.out, "console-%s.log" % h.name)))
-                r = self.ssh(h, "systemctl is-system-running --wait; cat %s" % h.ready, check=False, timeout=60)
-                if r.returncode == 0 and r.stdout.startswith("running"):
+                # Up: the boot finished (running, or degraded: a unit of
+                # the base system failed, listed in the notes), multi-user
+                # reached, the workload ready.
+                r = self.ssh(h, "systemctl is-system-running --wait >/dev/null; "
+                                "systemctl is-active --quiet multi-user.target && cat %s" % h.ready,
+                             check=False, timeout=60)
+                if r.returncode == 0:
                     h.boot_s = time.monotonic() - t0
                     waiting.remove(h)
             time.sleep(1)
         if waiting:
             raise RuntimeError("not up within %d s: %s" % (BOOT_TIMEOUT_S, " ".join(h.name for h in waiting)))
         return time.monotonic() - t0
+
+    def failed_units(self):
+        out = []
+        for h in HOSTS:
+            r = self.ssh(h, "systemctl list-units --failed --plain --no-legend", check=False)
+            for unit in [line.split()[0] for line in r.stdout.splitlines() if line.strip()]:
+                why = self.ssh(h, "journalctl -b -q -o cat -n 3 -u %s | tr '\\n' ' '" % unit, check=False)
+                out.append("%s: %s (%s)" % (h.name, unit, why.stdout.strip()[:300]))
+        return out
 
     def shutdown(self):
         for h in HOSTS:
@@ -308,6 +322,10 @@ def check(fleet, r, notes):
     boot_s = fleet.boot()
     notes.append("%s: hosts made in %.0f s, booted to sshd and multi-user in %.0f s (%s)"
                  % (SUITE, t1 - t0, boot_s, ", ".join("%s %.0f s" % (h.name, h.boot_s) for h in HOSTS)))
+    failed = fleet.failed_units()
+    if failed:
+        notes.append("%s: units of the base system that failed at boot (not this suite's): %s"
+                     % (SUITE, "; ".join(failed)))
 
     before = {h.name: fleet.facts(h) for h in HOSTS}
     for h in HOSTS:
