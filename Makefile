@@ -92,7 +92,7 @@ check:
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
 
 check-slow: check check-releases check-hard check-vm
-check-all: check-slow check-deb check-rpm check-cross check-host
+check-all: check-slow check-deb check-rpm check-cross check-host check-fleet
 
 $(B):
 	mkdir -p $@

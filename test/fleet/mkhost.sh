@@ -12,7 +12,7 @@
 #   login by the key PUBKEY only, its own host keys;
 # - the workload programs (PROGS: a folder, pinnedd in it) where
 #   check-host's services find them (/srv/afx-check/progs), and the units
-#   UNIT... (files), enabled.
+#   UNIT... (files), enabled where they have a WantedBy=.
 # Needs root (chroot, dpkg-divert, file owners).
 set -eu
 root=$1 name=$2 port=$3 glibc=$4 pubkey=$5 progs=$6
@@ -60,7 +60,10 @@ mkdir -p "$root/srv/afx-check/progs"
 cp -R "$progs"/. "$root/srv/afx-check/progs/"
 for unit in "$@"; do
     cp "$unit" "$root/etc/systemd/system/"
-    chroot "$root" systemctl enable --quiet "$(basename "$unit")"
+    # Started at boot: those that say where they are wanted.
+    if grep -q '^WantedBy=' "$unit"; then
+        chroot "$root" systemctl enable --quiet "$(basename "$unit")"
+    fi
 done
 # The console is the harness's log, not a login prompt.
 chroot "$root" systemctl mask --quiet console-getty.service

@@ -35,6 +35,7 @@ SUITE = "check-fleet"
 NETNS = "afx-fleet-%d" % os.getpid()
 BOOT_TIMEOUT_S = 180
 DROPIN = "/etc/systemd/system/%s.d/arenafix.conf"
+STUBBORN = "afx-stubborn.service"
 
 
 class Host:
@@ -110,6 +111,8 @@ class Fleet:
                  "lowerdir=%s,upperdir=%s/upper,workdir=%s/work" % (base, h.dir, h.dir), h.root])
             units = [os.path.join(TOP, "test", "host", "guest", "afx-pinned.service")
                      if h.unit == "afx-pinned.service" else os.path.join(HERE, h.unit)]
+            if h.name == "afx-hit":
+                units.append(os.path.join(HERE, STUBBORN))
             r = run(["sh", os.path.join(HERE, "mkhost.sh"), h.root, h.name, str(h.port),
                      self.a.affected if h.affected else "fixed", self.key + ".pub", self.a.progs] + units,
                     check=False)
@@ -270,8 +273,8 @@ class Play:
         """The role's report of each host (the "Report" task's output)."""
         out, keep = [], False
         for line in self.text.splitlines():
-            if line.startswith("TASK ["):
-                keep = "Report" in line
+            if line.startswith(("TASK [", "PLAY [", "PLAY RECAP")):
+                keep = line.startswith("TASK [") and "Report" in line
                 continue
             if keep and line.strip():
                 out.append(line)
@@ -437,6 +440,19 @@ def check(fleet, r, notes):
     r.check("rollback again: changed=0 on every host",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
+
+    # A service the library cannot fix (ARENAFIX_MODE=off in its unit),
+    # named by the operator: its host fails, and with it the batch, which
+    # stops the rollout before the next host.
+    play = fleet.playbook("stubborn", "site.yml", "--limit", "%s,%s" % (hit.name, calm.name),
+                          "-e", json.dumps({"arenafix_services": [STUBBORN], "arenafix_verify_retries": 2}))
+    m = re.search(r"%s \(PID \d+\) after its restart: (\S+)" % re.escape(STUBBORN), play.text)
+    r.check("a service still hit after its restart fails its host (%s on %s)" % (STUBBORN, hit.name),
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and m is not None and m.group(1) == "hit:",
+            "status %d, recap %s, message %r; see %s" % (play.rc, play.recap, m.group(0) if m else None, play.log))
+    r.check("... and stops the rollout: the next batch (%s) is not touched" % calm.name,
+            calm.name not in play.recap and "[%s]" % calm.name not in play.text,
+            "recap %s" % play.recap)
 
 
 def brief(f):
