@@ -65,6 +65,7 @@ include shim/shim.mk
 -include test/glibc/glibc.mk
 -include test/mutants/mutants.mk
 -include test/host/host.mk
+-include test/fleet/fleet.mk
 -include test/cross/cross.mk
 -include rpm/rpm.mk
 
@@ -90,7 +91,7 @@ check:
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
 
 check-slow: check check-releases check-hard check-vm
-check-all: check-slow check-deb check-rpm check-cross check-host
+check-all: check-slow check-deb check-rpm check-cross check-host check-fleet
 
 $(B):
 	mkdir -p $@
