@@ -80,9 +80,10 @@ include shim/shim.mk
 #                    the hardening suite (sanitizers, fuzzing, attacks) and
 #                    the emulated 16-CPU host.
 #   make check-all   adds packaging (check-deb installs packages),
-#                    RPM and cross builds and the emulated affected Debian
-#                    host (check-host, as root): what CI runs, the
-#                    README's test command.
+#                    RPM and cross builds, the emulated affected Debian
+#                    host (check-host, as root) and the Ansible role on
+#                    three systemd hosts (check-fleet, as root): what CI
+#                    runs, the README's test command.
 # The fast tier's suites run CHECK_JOBS at a time: most of their time is
 # spent waiting for the children they start, and each one's output is
 # shown whole when it ends (-Otarget), as a serial run would show it.
