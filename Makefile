@@ -68,6 +68,7 @@ include shim/shim.mk
 -include test/fleet/fleet.mk
 -include test/cross/cross.mk
 -include rpm/rpm.mk
+-include monitor/monitor.mk
 
 # Three tiers (test/README.md lists every suite, what it needs and how
 # long it takes):

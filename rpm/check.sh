@@ -32,7 +32,10 @@ payload_files="$lib_rel usr/bin/arenafix usr/bin/arenafix-bench
                usr/share/man/man1/arenafix.1 usr/share/man/man7/libarenafix.7
                usr/share/man/man1/arenafix-bench.1
                usr/share/licenses/libarenafix/LICENSE
-               usr/share/doc/arenafix/rollout.md"
+               usr/share/doc/arenafix/rollout.md
+               usr/lib/systemd/system/arenafix-textfile.service
+               usr/lib/systemd/system/arenafix-textfile.timer
+               usr/share/doc/arenafix/arenafix-alerts.yml"
 # The command's LD_PRELOAD entry for the installed library (a literal $LIB).
 preload_entry='/usr/$LIB/arenafix/libarenafix.so'
 

@@ -26,25 +26,30 @@
 #include "scan.h"
 #include "verdict.h"
 
-static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all";
+static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all [--json | --prometheus]";
 
 static const char help[] =
     "Usage: arenafix inspect [--json] [--no-probe] PID\n"
     "       arenafix inspect --all [--json] [--no-probe]\n"
+    "       arenafix inspect --all --prometheus [--output FILE] [--no-probe]\n"
     "Is a running process hit by glibc bug 30945 (too few malloc arenas), and how\n"
     "is it fixed?  Reads /proc without stopping it; names its systemd unit and the\n"
     "commands that fix it.\n"
     "\n"
     "Options:\n"
-    "  -a, --all        every process on the host, one line each, then the fixes\n"
-    "      --json       one JSON object (with --all: every process, and a summary)\n"
-    "      --no-probe   judge its glibc by its version, without running it\n"
-    "  -h, --help       print this help and exit\n"
+    "  -a, --all          every process on the host, one line each, then the fixes\n"
+    "      --json         one JSON object (with --all: every process, and a summary)\n"
+    "      --prometheus   with --all: metrics for Prometheus (node_exporter's\n"
+    "                     textfile collector), counted by unit and command name\n"
+    "      --output FILE  with --prometheus: replace FILE whole, never half-written\n"
+    "      --no-probe     judge its glibc by its version, without running it\n"
+    "  -h, --help         print this help and exit\n"
     "\n"
     "Examples:\n"
-    "  arenafix inspect 1234          is process 1234 hit by the bug?\n"
-    "  sudo arenafix inspect --all    every process, and the commands that fix them\n"
-    "  arenafix inspect --all --json  every process, for a script\n"
+    "  arenafix inspect 1234                is process 1234 hit by the bug?\n"
+    "  sudo arenafix inspect --all          every process, and how to fix them\n"
+    "  arenafix inspect --all --json        every process, for a script\n"
+    "  arenafix inspect --all --prometheus  the host, for node_exporter\n"
     "\n"
     "Exit status: 0 fine, 1 could not read the process, 2 usage error, 3 hit,\n"
     "4 at risk, 5 cannot tell; with --all, the worst of its processes (3, then 4,\n"
@@ -259,10 +264,13 @@ int afx_cmd_inspect(int argc, char **argv)
         { "json", no_argument, NULL, 'j' },
         { "no-probe", no_argument, NULL, 'n' },
         { "all", no_argument, NULL, 'a' },
+        { "prometheus", no_argument, NULL, 'P' },
+        { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
-    bool json = false, probe = true, all = false;
+    bool json = false, probe = true, all = false, prometheus = false;
+    const char *output = NULL;
     int c;
     /* Help wins wherever it is among the options, before any error. */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -271,20 +279,33 @@ int afx_cmd_inspect(int argc, char **argv)
             return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
         }
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+ah", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:ah", options, NULL)) != -1) {
         if (c == 'j')
             json = true;
         else if (c == 'n')
             probe = false;
         else if (c == 'a')
             all = true;
+        else if (c == 'P')
+            prometheus = true;
+        else if (c == 'o')
+            output = optarg;
         else
-            afx_usage_error("inspect: unknown option %s; %s", argv[optind - 1], usage_line);
+            afx_usage_error("inspect: %s %s; %s", c == ':' ? "missing value for" : "unknown option",
+                            argv[optind - 1], usage_line);
     }
+    if (json && prometheus)
+        afx_usage_error("inspect: --json and --prometheus are two formats, give one; %s", usage_line);
+    if (prometheus && !all)
+        afx_usage_error("inspect: --prometheus reports the whole host, with --all; %s", usage_line);
+    if (output != NULL && !prometheus)
+        afx_usage_error("inspect: --output is for --prometheus (a file node_exporter reads); %s", usage_line);
+    if (output != NULL && output[0] == '\0')
+        afx_usage_error("inspect: --output needs a file name; %s", usage_line);
     if (all && optind < argc)
         afx_usage_error("inspect: --all takes no PID; %s", usage_line);
     if (all)
-        return afx_inspect_all(json, probe);
+        return afx_inspect_all(json ? AFX_SCAN_JSON : prometheus ? AFX_SCAN_PROMETHEUS : AFX_SCAN_TEXT, probe, output);
     if (optind != argc - 1)
         afx_usage_error("inspect: %s; %s", optind >= argc ? "no PID given" : "one PID only", usage_line);
 

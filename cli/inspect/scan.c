@@ -9,10 +9,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -21,9 +23,12 @@
 #include "fixes.h"
 #include "probe/glibctrust.h"
 #include "json.h"
+#include "library.h"
+#include "outfile.h"
 #include "proc/mappedfile.h"
 #include "probe/probe.h"
 #include "procreport.h"
+#include "prometheus.h"
 #include "proc/procstatus.h"
 #include "readfile.h"
 #include "selfexe.h"
@@ -52,9 +57,11 @@ struct host_glibc {
 };
 
 struct scan {
-    bool json;
+    enum afx_scan_format format;
+    bool json;                          /* format is JSON */
     struct afx_access_facts access;    /* why root may not read one */
     struct afx_fixes fixes;
+    struct afx_prom prom;               /* with --prometheus */
     struct afx_host host;
     struct host_glibc glibc;
     struct tally t;
@@ -185,6 +192,8 @@ static void json_next(struct scan *s)
 static void list_unreadable(struct scan *s, const struct afx_report *r, const char *why)
 {
     s->t.unreadable++;
+    if (s->format == AFX_SCAN_PROMETHEUS)
+        return;
     if (!s->json) {
         s->listed++;
         printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s " UNIT_COLUMN " %s (%s): %s\n", r->pid, "unreadable", "-", "-",
@@ -210,6 +219,10 @@ static void list_judged(struct scan *s, const struct afx_report *r)
     s->t.verdict[r->health]++;
     if (r->health == AFX_FINE && r->maps.arenafix && r->env.arenafix.mode != AFX_MODE_OFF)
         s->t.fixed++;
+    if (s->format == AFX_SCAN_PROMETHEUS) {
+        afx_prom_add(&s->prom, r);
+        return;
+    }
     afx_fixes_add(&s->fixes, r);
     if (s->json) {
         json_next(s);
@@ -361,10 +374,49 @@ static long pid_of(const char *name)
     return *end == '\0' && errno == 0 && pid <= 0x3fffffff ? pid : -1;
 }
 
-int afx_inspect_all(bool json, bool probe_host_glibc)
+static double seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The metrics, to out; the scan's status, or a failure if they could
+ * not be written. */
+static int write_prometheus(struct scan *s, int status, double started, FILE *out, struct afx_outfile *file)
+{
+    struct afx_library lib;
+    struct afx_prom_facts f = {
+        .glibc_version = gnu_get_libc_version(),
+        .glibc_state = s->glibc.state,
+        .library = afx_find_library(&lib) ? lib.file : NULL,
+        .fixed = s->t.fixed,
+        .unreadable = s->t.unreadable,
+    };
+    memcpy(f.verdict, s->t.verdict, sizeof f.verdict);
+    f.timestamp = seconds(CLOCK_REALTIME);
+    f.duration = seconds(CLOCK_MONOTONIC) - started;
+    bool written = afx_prom_write(&s->prom, &f, out);
+    if (file != NULL)
+        return afx_outfile_commit(file) ? status : AFX_EXIT_FAIL;
+    if (!written || fflush(out) != 0) {
+        afx_error("cannot write the metrics to stdout: %s", strerror(errno));
+        return AFX_EXIT_FAIL;
+    }
+    return status;
+}
+
+int afx_inspect_all(enum afx_scan_format format, bool probe_host_glibc, const char *output)
 {
     static struct scan s;
-    s.json = json;
+    static struct afx_outfile file;
+    double started = seconds(CLOCK_MONOTONIC);
+    FILE *out = stdout;
+    s.format = format;
+    s.json = format == AFX_SCAN_JSON;
+    /* Before the scan: a file that cannot be made fails at once. */
+    if (output != NULL && (out = afx_outfile_open(&file, output)) == NULL)
+        return AFX_EXIT_FAIL;
     afx_access_facts_read(&s.access);
     afx_host_read(&s.host);
     probe_host(&s, probe_host_glibc);
@@ -372,11 +424,15 @@ int afx_inspect_all(bool json, bool probe_host_glibc)
     DIR *d = opendir("/proc");
     if (d == NULL) {
         afx_error("cannot read /proc: %s; mount it (mount -t proc proc /proc)", strerror(errno));
+        if (output != NULL) {
+            fclose(out);
+            unlink(file.tmp);
+        }
         return AFX_EXIT_FAIL;
     }
-    if (json)
+    if (format == AFX_SCAN_JSON)
         fputs("{\"processes\":[\n", stdout);
-    else
+    else if (format == AFX_SCAN_TEXT)
         text_header();
     long self = (long)getpid();
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
@@ -386,6 +442,8 @@ int afx_inspect_all(bool json, bool probe_host_glibc)
     }
     closedir(d);
     int status = worst_status(&s.t);
+    if (format == AFX_SCAN_PROMETHEUS)
+        return write_prometheus(&s, status, started, out, output != NULL ? &file : NULL);
     summary(&s, status);
     return fflush(stdout) == 0 ? status : AFX_EXIT_FAIL;
 }

@@ -76,5 +76,6 @@ Suite *hostile_suite(void);
 Suite *scan_suite(void);
 Suite *status_suite(void);
 Suite *help_suite(void);
+Suite *prometheus_suite(void);
 
 #endif

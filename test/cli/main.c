@@ -8,7 +8,7 @@ int main(void)
 {
     /* The long ones first: with AFX_TEST_JOBS they start at once. */
     static const afx_suite_maker suites[] = {
-        scan_suite, probe_suite, enable_suite, inspect_suite,
+        scan_suite, probe_suite, enable_suite, inspect_suite, prometheus_suite,
         wrap_suite, hostile_suite, pure_suite, unitfile_suite, status_suite, help_suite,
     };
     int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]));

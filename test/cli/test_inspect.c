@@ -316,8 +316,8 @@ START_TEST(help)
         ck_assert_msg(strncmp(r.out, "Usage: arenafix inspect [--json] [--no-probe] PID\n"
                                      "       arenafix inspect --all [--json] [--no-probe]\n", 100) == 0,
                       "%s", r.out);
-        ck_assert_msg(strstr(r.out, "\nOptions:\n  -a, --all        ") != NULL
-                          && strstr(r.out, "\n  -h, --help       print this help and exit\n") != NULL
+        ck_assert_msg(strstr(r.out, "\nOptions:\n  -a, --all          ") != NULL
+                          && strstr(r.out, "\n  -h, --help         print this help and exit\n") != NULL
                           && strstr(r.out, "\nExamples:\n  arenafix inspect 1234 ") != NULL
                           && strstr(r.out, "\nExit status: 0 fine, ") != NULL
                           && strstr(r.out, "\nSee arenafix(1).\n") != NULL,

@@ -1,0 +1,141 @@
+#!/bin/sh
+# make check-monitor: the proof with Debian's own node_exporter.
+#
+#   textfile.sh CLI LIBRARY ARENAWAIT UNIT_FILE
+#
+# A hit process (arenawait's 30 pinned threads on the affected glibc);
+# the service's own command line, read from UNIT_FILE, writes the
+# textfile into a directory of the test's; prometheus-node-exporter
+# serves it on 127.0.0.1 and /metrics must show the hit series.  Then
+# the process runs again with LIBRARY preloaded, the textfile is written
+# again, and the hit series must be gone and the fine count higher.
+# Both scrapes' arenafix lines are printed.
+set -u
+cli=$(realpath "$1") lib=$(realpath "$2") arenawait=$(realpath "$3") unit=$4
+me=check-monitor
+
+skip() {
+    echo "$me: SKIP node_exporter proof: $1"
+    exit 0
+}
+fail() {
+    echo "$me: FAIL node_exporter proof: $1"
+    exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (the service runs as root; inspect --all reads every process)"
+command -v prometheus-node-exporter > /dev/null || skip "no prometheus-node-exporter (Debian's package of that name)"
+command -v python3 > /dev/null || skip "no python3 to fetch /metrics"
+g=${ARENAFIX_AFFECTED_GLIBC%%:*}
+[ -n "$g" ] || skip "no affected glibc (set ARENAFIX_AFFECTED_GLIBC)"
+loader=
+for l in "$g"/ld-linux*.so.*; do
+    [ -e "$l" ] && loader=$(realpath "$l") && break
+done
+[ -n "$loader" ] || fail "no ld.so in $g"
+
+# The service's command line, not a copy of it: its program and its
+# directory put where this test has them.
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+dir_prod=/var/lib/prometheus/node-exporter
+case $exec_start in
+/usr/bin/arenafix\ *$dir_prod/*) ;;
+*) fail "$unit: ExecStart is not /usr/bin/arenafix ... $dir_prod/...: $exec_start" ;;
+esac
+success=" 0 $(sed -n 's/^SuccessExitStatus=//p' "$unit") "
+
+tmp=$(mktemp -d /tmp/arenafix-monitor-XXXXXX)
+chmod 755 "$tmp"
+mkdir "$tmp/textfile"
+proc='' exporter=''
+cleanup() {
+    exec 3>&- 2> /dev/null
+    [ -n "$proc" ] && kill "$proc" 2> /dev/null
+    [ -n "$exporter" ] && kill "$exporter" 2> /dev/null
+    wait 2> /dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+# The kernel names a process after the path it was started by: a name
+# no other process on the host has.
+ln -s "$loader" "$tmp/afxmonhit"
+
+# Start arenawait (LD_PRELOAD=$1, or none), holding it by a fifo; wait
+# for its arena count.
+start() {
+    rm -f "$tmp/hold" "$tmp/proc.out"
+    mkfifo "$tmp/hold"
+    if [ -n "$1" ]; then
+        LD_PRELOAD=$1 "$tmp/afxmonhit" --library-path "$g" "$arenawait" 30 pinned < "$tmp/hold" > "$tmp/proc.out" &
+    else
+        "$tmp/afxmonhit" --library-path "$g" "$arenawait" 30 pinned < "$tmp/hold" > "$tmp/proc.out" &
+    fi
+    proc=$!
+    exec 3> "$tmp/hold"
+    for _ in $(seq 100); do
+        grep -q '^arenas=' "$tmp/proc.out" && return 0
+        sleep 0.1
+    done
+    fail "arenawait never said its arenas"
+}
+stop() {
+    exec 3>&-
+    wait "$proc"
+    proc=
+}
+
+# The service's ExecStart, as systemd would run it (no shell: its words).
+write_textfile() {
+    cmd=$(printf '%s\n' "$exec_start" | sed "s#^/usr/bin/arenafix #$cli #; s#$dir_prod/#$tmp/textfile/#")
+    # shellcheck disable=SC2086 # the unit's words, split as systemd splits these
+    $cmd > "$tmp/scan.out" 2> "$tmp/scan.err"
+    rc=$?
+    case $success in
+    *" $rc "*) ;;
+    *) fail "the service's command exited $rc, a unit failure: $(cat "$tmp/scan.err")" ;;
+    esac
+    [ -f "$tmp/textfile/arenafix.prom" ] || fail "no $tmp/textfile/arenafix.prom after: $cmd"
+}
+
+scrape() {
+    python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+        "http://127.0.0.1:$port/metrics"
+}
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start ""
+grep -q '^arenas=9$' "$tmp/proc.out" || fail "not the bug's 9 arenas on $g: $(cat "$tmp/proc.out")"
+write_textfile
+prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.textfile.directory="$tmp/textfile" \
+    --collector.disable-defaults --collector.textfile > "$tmp/exporter.log" 2>&1 3>&- &
+exporter=$!
+up=
+for _ in $(seq 100); do
+    scrape > "$tmp/before" 2> /dev/null && up=1 && break
+    sleep 0.1
+done
+[ -n "$up" ] || fail "node_exporter did not serve on 127.0.0.1:$port: $(cat "$tmp/exporter.log")"
+echo "$me: scraped from node_exporter with the hit process (PID $proc):"
+grep '^arenafix_' "$tmp/before" | sed 's/^/    /'
+stop
+
+start "$lib"
+write_textfile
+scrape > "$tmp/after" || fail "the second scrape failed"
+echo "$me: scraped from node_exporter after it restarted with libarenafix (PID $proc):"
+grep '^arenafix_' "$tmp/after" | sed 's/^/    /'
+stop
+
+fine() {
+    sed -n 's/^arenafix_processes{verdict="fine"} //p' "$1"
+}
+# node_exporter serves the labels sorted by name.
+grep -q '^node_textfile_scrape_error 0$' "$tmp/before" || fail "node_exporter could not read the textfile"
+grep -q '^arenafix_process_verdict{comm="afxmonhit",unit="[^"]*",verdict="hit"} 1$' "$tmp/before" ||
+    fail "no hit series for afxmonhit in the first scrape"
+grep -q '^arenafix_processes{verdict="hit"} [1-9]' "$tmp/before" || fail "no hit process counted"
+grep -q "^arenafix_process_verdict{.*comm=\"afxmonhit\"" "$tmp/after" && fail "afxmonhit still has a series after the fix"
+[ "$(fine "$tmp/after")" -gt "$(fine "$tmp/before")" ] || fail "the fine count did not rise: $(fine "$tmp/before") then $(fine "$tmp/after")"
+grep -q '^arenafix_processes_fixed [1-9]' "$tmp/after" || fail "no process counted as fixed by libarenafix"
+echo "$me: node_exporter proof passed"
