@@ -144,6 +144,17 @@ def judge_main(r, s):
             and s.fact("glibc", "nodes") == str(SOCKETS), " ".join(s.facts.get("_raw_glibc", ["no line"])))
     r.check("packages: dpkg -i of the project's .debs", s.fact("install-v1", "rc") == "0",
             "rc=%s" % s.fact("install-v1", "rc"))
+    r.check("monitoring: the metrics timer is installed off, and systemd-analyze verify accepts its units",
+            s.fact("textfile-units", "enabled") == "disabled" and s.fact("textfile-units", "active") == "inactive"
+            and s.fact("textfile-units", "verify") == "0",
+            " ".join(s.facts.get("_raw_textfile-units", ["no line"])))
+    r.check("monitoring: the packaged service writes the hit service's series, the affected glibc and the library",
+            s.fact("textfile-before", "result") == "success" and s.fact("textfile-before", "hit") == "1"
+            and s.fact("textfile-before", "affected") == "1" and s.fact("textfile-before", "library") == "1",
+            " ".join(s.facts.get("_raw_textfile-before", ["no line"])))
+    r.check("monitoring: after the rollout the service's hit series is gone",
+            s.fact("textfile-after", "result") == "success" and s.fact("textfile-after", "hit") == "0",
+            " ".join(s.facts.get("_raw_textfile-after", ["no line"])))
     check_doc(r, "probe (no --glibc) on the host: affected", s, "probe", 3,
               verdict="affected", online_cpus=CPUS, arenas_pinned=AFFECTED_ARENAS)
     # The oracle itself: the fixed glibc follows its rule here.

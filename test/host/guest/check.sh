@@ -53,6 +53,18 @@ kv() { printf '%s\n' "$1" | tr ' ' '\n' | grep '=' | tr '\n' ' '; }
 
 mainpid() { systemctl show -p MainPID --value "$1"; }
 
+# textfile TAG: run the packaged metrics service once, as its timer
+# would, and report its result and what it wrote of afx-pinned.service.
+PROM=/var/lib/prometheus/node-exporter/arenafix.prom
+textfile() {
+    systemctl start arenafix-textfile.service
+    rc=$?
+    out "AFX $1 rc=$rc result=$(systemctl show -p Result --value arenafix-textfile.service) $(
+        printf 'hit=%s ' "$(grep -c '^arenafix_process_verdict{comm="pinnedd",unit="afx-pinned[.]service",verdict="hit"} 1$' $PROM)"
+        printf 'affected=%s ' "$(grep -c '^arenafix_glibc_affected{.*} 1$' $PROM)"
+        printf 'library=%s' "$(grep -c '^arenafix_library_installed{.*} 1$' $PROM)")"
+}
+
 # say FILE CMD...: what the operator saw, for the record (AFXSAY lines
 # in the results file; not judged): the command, then FILE, its output.
 say() {
@@ -107,11 +119,15 @@ stage_main() {
     dpkg -i "$CHK"/debs/v1/*.deb >/tmp/dpkg.log 2>&1
     out "AFX install-v1 rc=$? version=$(dpkg-query -W -f '${Version}' libarenafix 2>/dev/null)"
     json probe arenafix probe --json
+    # The metrics timer ships off; its service is a valid unit.
+    out "AFX textfile-units enabled=$(systemctl is-enabled arenafix-textfile.timer 2>&1) active=$(systemctl is-active arenafix-textfile.timer 2>&1) verify=$(systemd-analyze verify --man=no arenafix-textfile.service arenafix-textfile.timer >/tmp/verify.log 2>&1; echo $?) $(head -c 300 /tmp/verify.log | tr '\n' ' ')"
+    mkdir -p ${PROM%/*}
 
     # 0. and 1.: before the rollout.
     restart afx-pinned restart-before
     inspect_unit inspect-before afx-pinned
     json scan-before arenafix inspect --all --json
+    textfile textfile-before
     # The operator's view of the same scan: the service's row names its
     # unit, and the scan ends with the commands that fix it.
     arenafix inspect --all >/tmp/scan.txt 2>&1
@@ -184,6 +200,7 @@ stage_main() {
     say /tmp/enable.log arenafix enable afx-pinned
     systemctl daemon-reload
     restart afx-pinned restart-enabled
+    textfile textfile-after
     inspect_unit inspect-enabled afx-pinned
     arenafix inspect "$(mainpid afx-pinned)" >/tmp/after.txt 2>&1
     say /tmp/after.txt arenafix inspect "$(mainpid afx-pinned)"
