@@ -1,34 +1,86 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 
+/* dir opened one component at a time, none of them a symbolic link. */
+static int open_dir(const char *dir, const char *path)
+{
+    char copy[PATH_MAX], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", dir);
+    int fd = open(dir[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (char *c = strtok_r(copy, "/", &save); fd >= 0 && c != NULL; c = strtok_r(NULL, "/", &save)) {
+        int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int err = errno;
+        close(fd);
+        fd = next;
+        if (fd < 0) {
+            if (err == ELOOP || err == ENOTDIR)
+                afx_error("--output %s: %s on its way is a symbolic link or not a directory; --output "
+                          "follows none: name the directory by its real path", path, c);
+            else
+                afx_error("--output %s: cannot open the directory %s on its way: %s; check that it "
+                          "exists", path, c, strerror(err));
+            return -1;
+        }
+    }
+    if (fd < 0)
+        afx_error("--output %s: cannot open %s: %s", path, dir[0] == '/' ? "/" : ".", strerror(errno));
+    return fd;
+}
+
 FILE *afx_outfile_open(struct afx_outfile *o, const char *path)
 {
     o->f = NULL;
-    if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path
-        || snprintf(o->tmp, sizeof o->tmp, "%s.XXXXXX", path) >= (int)sizeof o->tmp) {
+    o->dir = -1;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path || strlen(name) + 8 > NAME_MAX) {
         afx_error("--output: the path is longer than a path can be; name a shorter one");
         return NULL;
     }
-    /* mkstemp opens with O_CREAT | O_EXCL: a link planted under the
-     * name it picks is not followed, it picks another. */
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        afx_error("--output %s: cannot create a file beside it: %s; check that its directory exists and is "
-                  "writable", path, strerror(errno));
+    if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+        afx_error("--output %s: names a directory; name the file to write, such as DIR/arenafix.prom", path);
         return NULL;
     }
-    /* The collector runs as another user: it must be able to read it. */
+    snprintf(o->name, sizeof o->name, "%s", name);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 0, path);
+    if ((o->dir = open_dir(dir, path)) < 0)
+        return NULL;
+
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        unsigned char r[4];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            break;
+        snprintf(o->tmp, sizeof o->tmp, "%s.%02x%02x%02x%02x", name, r[0], r[1], r[2], r[3]);
+        /* O_EXCL: a file or link already under that name is not
+         * opened, another name is tried. */
+        fd = openat(o->dir, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        afx_error("--output %s: cannot create a file beside it: %s; check that its directory is writable", path,
+                  strerror(errno));
+        close(o->dir);
+        return NULL;
+    }
+    /* The collector runs as another user, whatever the umask: it must
+     * be able to read it. */
     if (fchmod(fd, 0644) != 0 || (o->f = fdopen(fd, "w")) == NULL) {
         afx_error("--output %s: cannot set up %s: %s", path, o->tmp, strerror(errno));
         close(fd);
-        unlink(o->tmp);
+        unlinkat(o->dir, o->tmp, 0);
+        close(o->dir);
         return NULL;
     }
     return o->f;
@@ -49,7 +101,7 @@ bool afx_outfile_commit(struct afx_outfile *o)
         ok = false;
     }
     o->f = NULL;
-    if (ok && rename(o->tmp, o->path) != 0) {
+    if (ok && renameat(o->dir, o->tmp, o->dir, o->name) != 0) {
         step = "rename";
         err = errno;
         ok = false;
@@ -57,7 +109,9 @@ bool afx_outfile_commit(struct afx_outfile *o)
     if (!ok) {
         afx_error("--output %s: cannot %s %s: %s; %s is left as it was", o->path, step, o->tmp, strerror(err),
                   o->path);
-        unlink(o->tmp);
+        unlinkat(o->dir, o->tmp, 0);
     }
+    close(o->dir);
+    o->dir = -1;
     return ok;
 }

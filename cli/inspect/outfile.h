@@ -9,19 +9,26 @@
 #include <stdio.h>
 
 struct afx_outfile {
-    char path[PATH_MAX];
-    char tmp[PATH_MAX];
+    char path[PATH_MAX];    /* as given, for messages */
+    int dir;                /* FILE's directory, held open */
+    char name[NAME_MAX + 1];
+    char tmp[NAME_MAX + 1];
     FILE *f;
 };
 
-/* A new file beside path (path.XXXXXX, made with O_EXCL: never a file
- * or link someone else put there), mode 0644.  NULL, having said why
- * in one line, if it cannot be made. */
+/* FILE's directory is reached one component at a time without
+ * following a symbolic link (whoever owns a directory on the way, such
+ * as Debian's prometheus user for /var/lib/prometheus, could swap a
+ * component for a link into /etc between two runs), and held open.  In
+ * it, a new file (FILE's name and a random suffix, made with O_EXCL:
+ * never a file or link someone else put there), mode 0644.  NULL,
+ * having said why in one line, if it cannot be made. */
 FILE *afx_outfile_open(struct afx_outfile *o, const char *path);
 
-/* Flush and sync the new file, then rename it over path (a link there
- * is replaced, not followed).  False, having said why and removed the
- * new file, if any step failed: path is then as it was. */
+/* Flush and sync the new file, then rename it over FILE in the same
+ * directory (a link there is replaced, not followed).  False, having
+ * said why and removed the new file, if any step failed: FILE is then
+ * as it was. */
 bool afx_outfile_commit(struct afx_outfile *o);
 
 #endif

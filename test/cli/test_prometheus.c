@@ -240,6 +240,29 @@ START_TEST(output_replaces_the_file)
 }
 END_TEST
 
+/* Whoever owns a directory on the way to FILE (Debian's prometheus user
+ * owns /var/lib/prometheus) may swap the next one for a link to /etc:
+ * root's scan must not write through it. */
+START_TEST(output_follows_no_link_on_the_way)
+{
+    char dir[] = "/tmp/arenafix-prom-XXXXXX", elsewhere[PATH_MAX], link[PATH_MAX], file[PATH_MAX];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(elsewhere, sizeof elsewhere, "%s/etc", dir);
+    snprintf(link, sizeof link, "%s/node-exporter", dir);
+    ck_assert(mkdir(elsewhere, 0755) == 0 && symlink("etc", link) == 0);
+    snprintf(file, sizeof file, "%s/arenafix.prom", link);
+
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "inspect", "--all", "--prometheus", "--no-probe", "--output", file));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "node-exporter on its way is a symbolic link") != NULL, "%s", r.err);
+    run_free(&r);
+    ck_assert_msg(rmdir(elsewhere) == 0, "written through the link: %s", strerror(errno));
+    unlink(link);
+    ck_assert(rmdir(dir) == 0);
+}
+END_TEST
+
 START_TEST(usage)
 {
     const struct {
@@ -279,6 +302,7 @@ Suite *prometheus_suite(void)
     tcase_add_test(tc, hit_process_is_a_series);
     tcase_add_test(tc, hostile_comm_cannot_break_the_format);
     tcase_add_test(tc, output_replaces_the_file);
+    tcase_add_test(tc, output_follows_no_link_on_the_way);
     tcase_add_test(tc, usage);
     suite_add_tcase(s, tc);
     return s;
