@@ -28,27 +28,51 @@ static bool is_user_manager(const char *c, size_t len)
     return true;
 }
 
-/* The unit in a cgroup path ("/system.slice/nginx.service"). */
+/* The component of path at *at, past any "/"; its length in *n, 0 at
+ * the end. */
+static const char *component(const char *path, size_t len, size_t *at, size_t *n)
+{
+    while (*at < len && path[*at] == '/')
+        (*at)++;
+    const char *c = path + *at;
+    for (*n = 0; *at < len && path[*at] != '/'; (*at)++)
+        (*n)++;
+    return c;
+}
+
+/* The first component after the slices ("system.slice/",
+ * "user.slice/user-1000.slice/"), as systemd's cg_path_get_unit()
+ * takes it: it lies where systemd put the unit, above any subtree the
+ * unit was delegated (Delegate=yes, a container's own systemd), whose
+ * names its processes choose.  NULL if it names no service or scope. */
+static const char *unit_after_slices(const char *path, size_t len, size_t *at, size_t *n)
+{
+    static const char slice[] = ".slice";
+    const char *c;
+    do
+        c = component(path, len, at, n);
+    while (*n > sizeof slice - 1 && memcmp(c + *n - (sizeof slice - 1), slice, sizeof slice - 1) == 0);
+    return *n > 0 && unit_component(c, *n) ? c : NULL;
+}
+
+/* The unit in a cgroup path ("/system.slice/nginx.service"); inside a
+ * user's manager (user@UID.service), the manager's unit found the same
+ * way below it, as cg_path_get_user_unit() does. */
 static void unit_of_path(const char *path, size_t len, struct afx_unit *u)
 {
-    const char *unit = NULL;
-    size_t unit_len = 0;
-    bool manager = false, inner = false;
-    for (size_t at = 0; at < len;) {
-        size_t n = 0;
-        while (at + n < len && path[at + n] != '/')
-            n++;
-        if (n > 0 && unit_component(path + at, n)) {
-            inner = manager;
-            unit = path + at;
-            unit_len = n;
-            manager = manager || is_user_manager(path + at, n);
+    size_t at = 0, n = 0;
+    const char *unit = unit_after_slices(path, len, &at, &n);
+    *u = (struct afx_unit){ 0 };
+    if (unit != NULL && is_user_manager(unit, n)) {
+        size_t inner_n = 0;
+        const char *inner = unit_after_slices(path, len, &at, &inner_n);
+        if (inner != NULL) {
+            unit = inner, n = inner_n;
+            u->user = true;
         }
-        at += n + 1;
     }
-    *u = (struct afx_unit){ .user = inner };
-    if (unit != NULL && unit_len < sizeof u->name)
-        memcpy(u->name, unit, unit_len);
+    if (unit != NULL && n < sizeof u->name)
+        memcpy(u->name, unit, n);
     else
         u->user = false;
 }

@@ -18,9 +18,12 @@ struct afx_unit {
 
 /* From the text of /proc/PID/cgroup (len bytes): the unit on the
  * name=systemd line (cgroup v1, the hierarchy systemd tracks on a
- * hybrid host), else on the 0:: line (v2).  The unit is the last path
- * component ending in ".service" or ".scope"; one inside
- * user@UID.service is the user manager's (u->user).  False, with no
+ * hybrid host), else on the 0:: line (v2).  The unit is found as
+ * systemd finds it: the first path component after the slices, if it
+ * ends in ".service" or ".scope"; below user@UID.service, the same step
+ * again gives the user manager's unit (u->user).  Never deeper: below
+ * the unit, a delegated subtree (Delegate=yes, a container's systemd)
+ * names its own cgroups, "sshd.service" among them.  False, with no
  * unit, if the text is not what the kernel writes: a malformed line,
  * hierarchy IDs not strictly falling, or a line after the 0:: one (a
  * cgroup named with a newline forging lines of its own).  True with

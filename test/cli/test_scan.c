@@ -248,7 +248,17 @@ START_TEST(cgroup_unit)
         { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service\n", "foo.service (user)" },
         { "0::/user.slice/user-1000.slice/user@1000.service/init.scope\n", "init.scope (user)" },
         { "0::/user.slice/user-1000.slice/user@1000.service\n", "user@1000.service" },
-        { "0::/system.slice/user@x.service/foo.service\n", "foo.service" },
+        { "0::/system.slice/user@x.service/foo.service\n", "user@x.service" },
+        /* Below the unit, a delegated subtree names its own cgroups: a
+         * service with Delegate=yes, a container's own systemd, LXC's
+         * payload; the unit is where systemd put it, or none. */
+        { "0::/system.slice/buildbot.service/sshd.service\n", "buildbot.service" },
+        { "0::/system.slice/docker-abc.scope/system.slice/sshd.service\n", "docker-abc.scope" },
+        { "0::/machine.slice/libpod-abc.scope/container/system.slice/cron.service\n", "libpod-abc.scope" },
+        { "0::/lxc.payload.c1/system.slice/nginx.service\n", "" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/a.service/sshd.service\n",
+          "a.service (user)" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/x/sshd.service\n", "user@1000.service" },
         /* Hybrid: name=systemd first, else the unified line. */
         { "9:name=systemd:/system.slice/a.service\n4:memory:/x\n0::/system.slice/b.service\n", "a.service" },
         { "9:name=systemd:/\n0::/system.slice/b.service\n", "b.service" },
