@@ -44,5 +44,19 @@ rc=0
 DPKG_ROOT=$root.none sh "$prerm" remove > "$root.out" 2>&1 || rc=$?
 check "remove with nothing to undo: exit 0, quiet" [ "$rc" = 0 ] && [ ! -s "$root.out" ]
 check "no file changed" [ "$before" = "$(cd "$root" && find . -type f | sort | xargs md5sum)" ]
+# Multi-Arch: another architecture's library stays, and the $LIB entry
+# still loads it into that architecture's programs: no advice to undo
+# the fix for them.
+mkdir -p "$root/usr/lib/other-triplet/arenafix"
+: > "$root/usr/lib/other-triplet/arenafix/libarenafix.so"
+rc=0
+DPKG_ROOT=$root sh "$prerm" remove > "$root.out" 2> "$root.err" || rc=$?
+cat "$root.err"
+check "another architecture's library stays: exit 0" [ "$rc" = 0 ]
+check "another architecture's library stays: the \$LIB line is kept for it" \
+      grep -q '^libarenafix: warning: /etc/ld.so.preload line 2 names the library by \$LIB, which still loads /usr/lib/other-triplet/arenafix/libarenafix.so for its own architecture: keep it for those' "$root.err"
+check "another architecture's library stays: no advice to delete a line" [ "$(grep -c 'delete that line' "$root.err")" = 0 ]
+check "another architecture's library stays: disable only for this architecture's programs" \
+      grep -q "^libarenafix: warning: /etc/systemd/system/web.service.d/arenafix.conf preloads the library by \\\$LIB into web.service, which still finds /usr/lib/other-triplet/arenafix/libarenafix.so for its own architecture: if web.service runs a program of this architecture" "$root.err"
 rm -rf "$root" "$root.none" "$root.out" "$root.err"
 exit $fail
