@@ -56,7 +56,11 @@ FILE *afx_outfile_open(struct afx_outfile *o, const char *path)
     if ((o->dir = open_dir(dir, path)) < 0)
         return NULL;
 
-    int fd = -1;
+    /* Unnamed until it is whole (O_TMPFILE): a scan killed at the
+     * timer's timeout leaves nothing behind.  A file system without it
+     * gets a named one. */
+    int fd = openat(o->dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    o->unnamed = fd >= 0;
     for (int tries = 0; fd < 0 && tries < 100; tries++) {
         unsigned char r[4];
         if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
@@ -77,13 +81,43 @@ FILE *afx_outfile_open(struct afx_outfile *o, const char *path)
     /* The collector runs as another user, whatever the umask: it must
      * be able to read it. */
     if (fchmod(fd, 0644) != 0 || (o->f = fdopen(fd, "w")) == NULL) {
-        afx_error("--output %s: cannot set up %s: %s", path, o->tmp, strerror(errno));
+        afx_error("--output %s: cannot set up a new file beside it: %s", path, strerror(errno));
         close(fd);
-        unlinkat(o->dir, o->tmp, 0);
+        if (!o->unnamed)
+            unlinkat(o->dir, o->tmp, 0);
         close(o->dir);
         return NULL;
     }
     return o->f;
+}
+
+/* The unnamed file given a name beside FILE, random as above.  Through
+ * /proc/self/fd: linkat's AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH. */
+static bool name_it(struct afx_outfile *o)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fileno(o->f));
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned char r[4];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            return false;
+        snprintf(o->tmp, sizeof o->tmp, "%s.%02x%02x%02x%02x", o->name, r[0], r[1], r[2], r[3]);
+        if (linkat(AT_FDCWD, self, o->dir, o->tmp, AT_SYMLINK_FOLLOW) == 0)
+            return true;
+        if (errno != EEXIST)
+            return false;
+    }
+    return false;
+}
+
+void afx_outfile_abandon(struct afx_outfile *o)
+{
+    fclose(o->f);
+    o->f = NULL;
+    if (!o->unnamed)
+        unlinkat(o->dir, o->tmp, 0);
+    close(o->dir);
+    o->dir = -1;
 }
 
 bool afx_outfile_commit(struct afx_outfile *o)
@@ -93,6 +127,12 @@ bool afx_outfile_commit(struct afx_outfile *o)
     if (ok) {
         step = "sync";
         ok = fsync(fileno(o->f)) == 0;
+    }
+    bool named = !o->unnamed;
+    if (ok && !named) {
+        step = "name";
+        snprintf(o->tmp, sizeof o->tmp, "%s", "the new file");
+        ok = named = name_it(o);
     }
     int err = errno;
     if (fclose(o->f) != 0 && ok) {
@@ -109,7 +149,8 @@ bool afx_outfile_commit(struct afx_outfile *o)
     if (!ok) {
         afx_error("--output %s: cannot %s %s: %s; %s is left as it was", o->path, step, o->tmp, strerror(err),
                   o->path);
-        unlinkat(o->dir, o->tmp, 0);
+        if (named)
+            unlinkat(o->dir, o->tmp, 0);
     }
     close(o->dir);
     o->dir = -1;

@@ -12,7 +12,8 @@ struct afx_outfile {
     char path[PATH_MAX];    /* as given, for messages */
     int dir;                /* FILE's directory, held open */
     char name[NAME_MAX + 1];
-    char tmp[NAME_MAX + 1];
+    char tmp[NAME_MAX + 16];   /* name + "." + 8 hex digits: within NAME_MAX, checked */
+    bool unnamed;           /* O_TMPFILE: no name until commit */
     FILE *f;
 };
 
@@ -20,10 +21,15 @@ struct afx_outfile {
  * following a symbolic link (whoever owns a directory on the way, such
  * as Debian's prometheus user for /var/lib/prometheus, could swap a
  * component for a link into /etc between two runs), and held open.  In
- * it, a new file (FILE's name and a random suffix, made with O_EXCL:
- * never a file or link someone else put there), mode 0644.  NULL,
+ * it, a new file, mode 0644: unnamed (O_TMPFILE) until it is whole, or
+ * where the file system has no such files, FILE's name and a random
+ * suffix, made with O_EXCL (never a file or link someone else put
+ * there).  NULL,
  * having said why in one line, if it cannot be made. */
 FILE *afx_outfile_open(struct afx_outfile *o, const char *path);
+
+/* Close and remove the new file; FILE is as it was. */
+void afx_outfile_abandon(struct afx_outfile *o);
 
 /* Flush and sync the new file, then rename it over FILE in the same
  * directory (a link there is replaced, not followed).  False, having

@@ -424,10 +424,8 @@ int afx_inspect_all(enum afx_scan_format format, bool probe_host_glibc, const ch
     DIR *d = opendir("/proc");
     if (d == NULL) {
         afx_error("cannot read /proc: %s; mount it (mount -t proc proc /proc)", strerror(errno));
-        if (output != NULL) {
-            fclose(out);
-            unlink(file.tmp);
-        }
+        if (output != NULL)
+            afx_outfile_abandon(&file);
         return AFX_EXIT_FAIL;
     }
     if (format == AFX_SCAN_JSON)
