@@ -22,6 +22,7 @@
 #include "json.h"
 #include "library.h"
 #include "probe/probe.h"
+#include "proc/proccgroup.h"
 #include "rootdir.h"
 #include "systemctl.h"
 #include "unitfile.h"
@@ -35,7 +36,7 @@ struct dropin {
     char unit[256];
     char path[2 * PATH_MAX];    /* printable, for messages */
     const char *systemd;        /* what systemd made of it */
-    char next[384];             /* the command to run next, or "" */
+    char next[1024];             /* the command to run next, or "" */
 };
 
 struct preload_line {
@@ -104,17 +105,19 @@ static void ask_about(struct status *s, struct dropin *d, const char *rel, const
     afx_show_value(text, "ActiveState", active, sizeof active);
     long long start = atoll(afx_show_value(text, "ExecMainStartTimestampMonotonic", started, sizeof started));
     free(text);
+    char word[2 * sizeof d->unit];
+    afx_unit_shell_word(d->unit, word, sizeof word);
     if (strcmp(state, "not-found") == 0) {
         d->systemd = "unit not installed";
-        snprintf(d->next, sizeof d->next, "arenafix disable %s", d->unit);
+        snprintf(d->next, sizeof d->next, "arenafix disable %s", word);
     } else if (strcmp(reload, "yes") == 0 || !has_word(paths, full)) {
         d->systemd = "not loaded";
-        snprintf(d->next, sizeof d->next, "systemctl daemon-reload && systemctl restart %s", d->unit);
+        snprintf(d->next, sizeof d->next, "systemctl daemon-reload && systemctl restart %s", word);
     } else if (strcmp(active, "active") != 0 && strcmp(active, "reloading") != 0) {
         d->systemd = "loaded, in effect from the next start";
     } else if (start > 0 && start < mtime_monotonic(st)) {
         d->systemd = "loaded, but the service started before it was written";
-        snprintf(d->next, sizeof d->next, "systemctl restart %s", d->unit);
+        snprintf(d->next, sizeof d->next, "systemctl restart %s", word);
     } else {
         d->systemd = "loaded, in effect";
     }

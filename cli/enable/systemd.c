@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "library.h"
 #include "preload.h"
+#include "proc/proccgroup.h"
 #include "rootdir.h"
 #include "systemctl.h"
 #include "unitenv.h"
@@ -401,7 +402,9 @@ static int enable(const struct target *t, bool dry_run, bool force)
         printf("# %s\n%s", t->shown, text);
         rc = AFX_EXIT_OK;
     } else if ((rc = write_dropin(t, text)) == AFX_EXIT_OK) {
-        printf("wrote %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown, t->unit);
+        char word[2 * sizeof t->unit];
+        printf("wrote %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown,
+               afx_unit_shell_word(t->unit, word, sizeof word));
     }
 out:
     free(v.preload);
@@ -451,7 +454,9 @@ static int disable(const struct target *t, bool dry_run)
             fsync(parent);
         close(parent);
     }
-    printf("removed %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown, t->unit);
+    char word[2 * sizeof t->unit];
+    printf("removed %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown,
+           afx_unit_shell_word(t->unit, word, sizeof word));
     return AFX_EXIT_OK;
 }
 

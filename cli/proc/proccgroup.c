@@ -132,6 +132,31 @@ bool afx_unit_commandable(const char *name)
 
 char *afx_unit_shell_word(const char *name, char *out, size_t size)
 {
-    snprintf(out, size, strchr(name, '\\') != NULL ? "'%s'" : "%s", name);
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.@";
+    if (name[strspn(name, plain)] == '\0') {
+        snprintf(out, size, "%s", name);
+        return out;
+    }
+    /* In single quotes, each ' as '\'': one word whatever name holds;
+     * cut short, the word is dropped rather than left open. */
+    size_t n = 0;
+    bool fits = size > 2;
+    if (fits)
+        out[n++] = '\'';
+    for (const char *c = name; fits && *c; c++) {
+        const char *piece = *c == '\'' ? "'\\''" : (char[2]){ *c, '\0' };
+        size_t len = strlen(piece);
+        fits = n + len + 2 <= size;
+        if (fits) {
+            memcpy(out + n, piece, len);
+            n += len;
+        }
+    }
+    if (fits) {
+        out[n++] = '\'';
+        out[n] = '\0';
+    } else if (size > 0) {
+        out[0] = '\0';
+    }
     return out;
 }

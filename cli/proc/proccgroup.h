@@ -36,9 +36,9 @@ bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
  * option) or "." or "@", ending in ".service", no template alone. */
 bool afx_unit_commandable(const char *name);
 
-/* name as one shell word: in single quotes when it holds a backslash
- * (systemd's escapes, "\x2d"), as it is otherwise.  Only for names
- * afx_unit_commandable accepts.  Returns out. */
+/* name as one shell word: as it is when made of letters, digits and
+ * ":-_.@"; else in single quotes (systemd's escapes, "\x2d"), each '
+ * written '\''.  "" if it does not fit in size.  Returns out. */
 char *afx_unit_shell_word(const char *name, char *out, size_t size);
 
 #endif

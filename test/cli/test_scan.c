@@ -299,6 +299,10 @@ START_TEST(unit_commands)
         ck_assert_msg(!afx_unit_commandable(bad[i]), "%s", bad[i]);
     ck_assert_str_eq(afx_unit_shell_word("nginx.service", word, sizeof word), "nginx.service");
     ck_assert_str_eq(afx_unit_shell_word("a\\x2db.service", word, sizeof word), "'a\\x2db.service'");
+    /* Whatever a drop-in directory is called, one word, never an open quote. */
+    ck_assert_str_eq(afx_unit_shell_word("it's $(id).service", word, sizeof word), "'it'\\''s $(id).service'");
+    char small[8];
+    ck_assert_str_eq(afx_unit_shell_word("a b c d e", small, sizeof small), "");
 }
 END_TEST
 
