@@ -245,7 +245,7 @@ END_TEST
  * root's scan must not write through it. */
 START_TEST(output_follows_no_link_on_the_way)
 {
-    char dir[] = "/tmp/arenafix-prom-XXXXXX", elsewhere[PATH_MAX], link[PATH_MAX], file[PATH_MAX];
+    char dir[] = "/tmp/arenafix-prom-XXXXXX", elsewhere[64], link[64], file[128];
     ck_assert(mkdtemp(dir) != NULL);
     snprintf(elsewhere, sizeof elsewhere, "%s/etc", dir);
     snprintf(link, sizeof link, "%s/node-exporter", dir);
