@@ -263,6 +263,9 @@ def judge_main(r, s):
             and listed[0].get("path") == "/etc/systemd/system/afx-pinned.service.d/arenafix.conf"
             and listed[0].get("systemd") == "loaded, in effect" and status[1].get("verdict") == "affected",
             "exit %s: %s" % (status[0], json.dumps(status[1])[:400]))
+    r.check("item 7: removing the package stops the metrics timer the operator turned on",
+            s.fact("timer-removed", "before") == "active" and s.fact("timer-removed", "after") == "inactive",
+            " ".join(s.facts.get("_raw_timer-removed", ["no line"])))
     r.check("item 7: dpkg -r warns about the drop-in and succeeds",
             s.fact("remove-warns", "rc") == "0" and (s.num("remove-warns", "warned") or 0) >= 1,
             " ".join(s.facts.get("_raw_remove-warns", ["no line"])))

@@ -249,11 +249,18 @@ stage_main() {
     say /tmp/typo.log arenafix enable afx-pinnd
     arenafix status >/tmp/status.txt 2>&1
     say /tmp/status.txt arenafix status
+    # The operator turned the metrics timer on; it goes with the package.
+    systemctl enable --now arenafix-textfile.timer >/dev/null 2>&1
+    timer_on=$(systemctl is-active arenafix-textfile.timer)
     dpkg -r arenafix-bench arenafix libarenafix >/tmp/dpkg-r.log 2>&1
     rc=$?
+    out "AFX timer-removed before=$timer_on after=$(systemctl is-active arenafix-textfile.timer)"
     say /tmp/dpkg-r.log dpkg -r arenafix-bench arenafix libarenafix
     out "AFX remove-warns rc=$rc warned=$(grep -c '^libarenafix: warning: /etc/systemd/system/afx-pinned.service.d/arenafix.conf still preloads' /tmp/dpkg-r.log)"
     dpkg -i "$CHK"/debs/v2/*.deb >/tmp/dpkg.log 2>&1
+    # Reinstalled, a timer that was enabled is enabled again (not
+    # started); off for the stages after this one.
+    systemctl disable --now arenafix-textfile.timer >/dev/null 2>&1
 
     # Only libarenafix's prerm reads the file (to warn); none writes it.
     scripts=$(grep -l 'ld.so.preload' /var/lib/dpkg/info/libarenafix*.* /var/lib/dpkg/info/arenafix*.* 2>/dev/null | grep -v '\.list$' | grep -v '/libarenafix[^/]*\.prerm$' | wc -l)
