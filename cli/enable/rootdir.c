@@ -203,6 +203,10 @@ const char *afx_next_step(const struct afx_root *r, int err)
     switch (err) {
     case EACCES:
     case EPERM:
+        /* Root refused: not a missing privilege. */
+        if (geteuid() == 0)
+            return "refused even to root: look for an immutable attribute (lsattr -d) or a security "
+                   "module's denial (journalctl -k)";
         return r->host ? "run as root, or use --root DIR to write under an image"
                        : "run as root or as the tree's owner";
     case EROFS:

@@ -898,6 +898,28 @@ START_TEST(read_only_named)
 }
 END_TEST
 
+/* Root refused (an immutable directory): no advice to run as root. */
+START_TEST(refused_to_root_named)
+{
+    char dir[PATH_MAX], cmd[PATH_MAX + 32];
+    FMT(dir, "%s/etc/systemd/system", root);
+    FMT(cmd, "chattr +i '%s' 2>/dev/null", dir);
+    if (geteuid() != 0 || system(cmd) != 0) {
+        printf("SKIP refused_to_root_named: needs root and a file system with chattr +i\n");
+        return;
+    }
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "enable", "--root", root, "web"));
+    FMT(cmd, "chattr -i '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "web.service.d: Operation not permitted; refused even to root: look for an "
+                                "immutable attribute") != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "run as root") == NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
 /* ---- --help ------------------------------------------------------------ */
 
 /* -h and --help anywhere among the options: the usage, options and
@@ -952,6 +974,7 @@ Suite *enable_suite(void)
     tcase_add_test(tc, empty_unit_is_masked);
     tcase_add_test(tc, unprivileged_user_told_permission);
     tcase_add_test(tc, read_only_named);
+    tcase_add_test(tc, refused_to_root_named);
     tcase_add_test(tc, help_anywhere);
     suite_add_tcase(s, tc);
     return s;
