@@ -38,6 +38,13 @@ struct target {
     char shown[2 * PATH_MAX];   /* the drop-in's path for messages */
 };
 
+/* Who runs the systemctl commands: here, or the system an image under
+ * --root becomes (a service of this host's is not the tree's). */
+static const char *next_step(const struct target *t)
+{
+    return t->root.host ? "now run" : "on the system that boots it, if it runs";
+}
+
 /* ---- the drop-in on disk ---------------------------------------------- */
 
 /* Our drop-in in the opened directory: 1 and its first bytes, 0 if
@@ -403,7 +410,7 @@ static int enable(const struct target *t, bool dry_run, bool force)
         rc = AFX_EXIT_OK;
     } else if ((rc = write_dropin(t, text)) == AFX_EXIT_OK) {
         char word[2 * sizeof t->unit];
-        printf("wrote %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown,
+        printf("wrote %s\n%s: systemctl daemon-reload && systemctl restart %s\n", t->shown, next_step(t),
                afx_unit_shell_word(t->unit, word, sizeof word));
     }
 out:
@@ -455,7 +462,7 @@ static int disable(const struct target *t, bool dry_run)
         close(parent);
     }
     char word[2 * sizeof t->unit];
-    printf("removed %s\nnow run: systemctl daemon-reload && systemctl restart %s\n", t->shown,
+    printf("removed %s\n%s: systemctl daemon-reload && systemctl restart %s\n", t->shown, next_step(t),
            afx_unit_shell_word(t->unit, word, sizeof word));
     return AFX_EXIT_OK;
 }

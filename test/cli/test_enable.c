@@ -799,6 +799,9 @@ START_TEST(unknown_unit_refused)
     run(&r, NULL, ARGV(cli(), "disable", "--root", root, "nginix"));
     ck_assert_status(&r, 0);
     ck_assert_msg(strstr(r.out, "removed ") != NULL, "%s", r.out);
+    /* An image's services are restarted where it boots, not here. */
+    ck_assert_msg(strstr(r.out, "\non the system that boots it, if it runs: systemctl daemon-reload && "
+                                "systemctl restart nginix.service\n") != NULL, "%s", r.out);
     run_free(&r);
     ck_assert_msg(access(dir, F_OK) != 0, "%s left behind", dir);
 }
