@@ -176,21 +176,26 @@ p_tsan_activation() {
 # builds of the shim: never a hang (each run is bounded), never a report.
 p_signal_flood() {
     local runs=20
+    # A SIGALRM every 100 us, not the fidelity suite's 20: the handler's
+    # two affinity calls run instrumented here, and on a loaded 2-CPU
+    # machine an ASan handler took longer than 20 us often enough to
+    # livelock the program in its handler (run 19 of 20 once), which
+    # says nothing of arenafix.  Natively, test_fidelity.c floods at 20.
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
     for mode in mallopt touch both; do
         for ((i = 0; i < runs; i++)); do
             LIMIT=20 run out err env LD_PRELOAD="$HARD/ubsan/libarenafix.so" ARENAFIX_MODE=$mode \
-                "$TEST_BIN/sigflood" 20
+                "$TEST_BIN/sigflood" 20 100
             need_rc0 "ubsan, mode $mode, run $i" err
             ! grep 'runtime error' err || die "mode $mode: UBSan report"
             LIMIT=20 run out err env LD_PRELOAD="$ASAN_RT:$HARD/asan/libarenafix.so" \
-                ARENAFIX_MODE=$mode "$TEST_BIN/sigflood" 20
+                ARENAFIX_MODE=$mode "$TEST_BIN/sigflood" 20 100
             need_rc0 "asan, mode $mode, run $i" err
             ! grep -E 'ERROR: AddressSanitizer|runtime error' err || die "mode $mode: ASan report"
             if have_affected; then
                 LIMIT=20 run out err env LD_PRELOAD="$HARD/ubsan/libarenafix.so" ARENAFIX_MODE=$mode \
-                    "${AFF[@]}" "$TEST_BIN/sigflood" 20
+                    "${AFF[@]}" "$TEST_BIN/sigflood" 20 100
                 need_rc0 "ubsan on the affected glibc, mode $mode, run $i" err
             fi
         done
