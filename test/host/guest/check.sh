@@ -60,7 +60,7 @@ textfile() {
     systemctl start arenafix-textfile.service
     rc=$?
     out "AFX $1 rc=$rc result=$(systemctl show -p Result --value arenafix-textfile.service) $(
-        printf 'hit=%s ' "$(grep -c '^arenafix_process_verdict{comm="pinnedd",unit="afx-pinned[.]service",verdict="hit"} 1$' $PROM)"
+        printf 'hit=%s ' "$(grep -c '^arenafix_process_verdict{unit="afx-pinned[.]service",comm="pinnedd",verdict="hit"} 1$' $PROM)"
         printf 'affected=%s ' "$(grep -c '^arenafix_glibc_affected{.*} 1$' $PROM)"
         printf 'library=%s' "$(grep -c '^arenafix_library_installed{.*} 1$' $PROM)")"
 }
