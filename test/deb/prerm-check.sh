@@ -26,9 +26,17 @@ check() {  # check WHAT CONDITION...
     if "$@"; then echo "ok: prerm: $what"; else echo "FAIL: prerm: $what"; fail=1; fi
 }
 
-rc=0
-DPKG_ROOT=$root sh "$prerm" remove > "$root.out" 2> "$root.err" || rc=$?
-cat "$root.err"
+# prerm ROOT ARGS...: the script run as dpkg runs it on ROOT; its exit
+# status in rc, stdout in $root.out, stderr in $root.err (shown).
+prerm() {
+    proot=$1
+    shift
+    rc=0
+    DPKG_ROOT=$proot sh "$prerm" "$@" > "$root.out" 2> "$root.err" || rc=$?
+    cat "$root.err"
+}
+
+prerm "$root" remove
 check "remove exits 0" [ "$rc" = 0 ]
 check "names the ld.so.preload line of this architecture" \
       grep -q "^libarenafix: warning: /etc/ld.so.preload line 2 still loads $lib" "$root.err"
@@ -36,22 +44,18 @@ check "not another architecture's line" [ "$(grep -c 'ld.so.preload line' "$root
 check "names the drop-in and how to undo it" grep -q "^libarenafix: warning: /etc/systemd/system/web.service.d/arenafix.conf still preloads $lib into web.service: run arenafix disable web.service" "$root.err"
 check "not a drop-in arenafix did not write" [ "$(grep -c 'mine.service' "$root.err")" = 0 ]
 check "nothing on stdout" [ ! -s "$root.out" ]
-rc=0
-DPKG_ROOT=$root sh "$prerm" upgrade 99 > "$root.out" 2>&1 || rc=$?
-check "upgrade: exit 0, quiet" [ "$rc" = 0 ] && [ ! -s "$root.out" ]
+prerm "$root" upgrade 99
+check "upgrade: exit 0, quiet" [ "$rc" = 0 ] && [ ! -s "$root.out" ] && [ ! -s "$root.err" ]
 rm -rf "$root.none" && mkdir -p "$root.none"
-rc=0
-DPKG_ROOT=$root.none sh "$prerm" remove > "$root.out" 2>&1 || rc=$?
-check "remove with nothing to undo: exit 0, quiet" [ "$rc" = 0 ] && [ ! -s "$root.out" ]
+prerm "$root.none" remove
+check "remove with nothing to undo: exit 0, quiet" [ "$rc" = 0 ] && [ ! -s "$root.out" ] && [ ! -s "$root.err" ]
 check "no file changed" [ "$before" = "$(cd "$root" && find . -type f | sort | xargs md5sum)" ]
 # Multi-Arch: another architecture's library stays, and the $LIB entry
 # still loads it into that architecture's programs: no advice to undo
 # the fix for them.
 mkdir -p "$root/usr/lib/other-triplet/arenafix"
 : > "$root/usr/lib/other-triplet/arenafix/libarenafix.so"
-rc=0
-DPKG_ROOT=$root sh "$prerm" remove > "$root.out" 2> "$root.err" || rc=$?
-cat "$root.err"
+prerm "$root" remove
 check "another architecture's library stays: exit 0" [ "$rc" = 0 ]
 check "another architecture's library stays: the \$LIB line is kept for it" \
       grep -q '^libarenafix: warning: /etc/ld.so.preload line 2 names the library by \$LIB, which still loads /usr/lib/other-triplet/arenafix/libarenafix.so for its own architecture: keep it for those' "$root.err"
