@@ -134,10 +134,14 @@ static void set(enum afx_origin *from, unsigned long *value, enum afx_origin ori
 
 static void scan(char *const *envp, struct afx_user_settings *out, bool before_cve_fix)
 {
-    memset(out, 0, sizeof *out);
+    *out = (struct afx_user_settings){ 0 };
     for (; *envp != NULL; envp++) {
         const char *v;
         unsigned long n;
+        /* Every process's constructor runs this over a login's forty
+         * variables: most are passed over at their first byte. */
+        if (**envp != 'G' && **envp != 'M')
+            continue;
         if ((v = afx_env_value(*envp, "GLIBC_TUNABLES")) != NULL) {
             if (tunables_get(v, "glibc.malloc.arena_max", &n, before_cve_fix))
                 set(&out->arena_max_from, &out->arena_max, AFX_FROM_TUNABLES, n);
@@ -156,7 +160,7 @@ static void scan(char *const *envp, struct afx_user_settings *out, bool before_c
 void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out)
 {
     struct afx_user_settings old;
-    memset(out, 0, sizeof *out);
+    *out = (struct afx_user_settings){ 0 };
     /* Both tunables are SXID_IGNORE: not applied in a secure process. */
     if (envp == NULL || secure)
         return;

@@ -1,5 +1,6 @@
 #include "activate.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/single_threaded.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "arenacount.h"
@@ -26,7 +28,6 @@
 #include "tls.h"
 #include "usersettings.h"
 
-extern char **environ;
 
 /* What is known at startup and never changes after: written by the one
  * thread that initialises, read by others once initialised is true. */
@@ -44,6 +45,15 @@ static AFX_TLS const char *init_program;
 
 static atomic_bool touch;
 static atomic_bool explained;
+/* ARENAFIX_MODE=off: every interposer only forwards, from the moment
+ * the settings are read; nothing is read, recorded or wrapped. */
+static atomic_bool off;
+/* Read once, at startup, while no program can have locked itself down
+ * (a seccomp filter that kills on openat): the CPUs online and the
+ * process's own.  Nothing is read from a file after that. */
+static long online_at_start = -1;
+static const char *online_source_at_start;
+static long cpus_at_start = -1;
 /* M_ARENA_MAX: armed (or not decided), being set, set, not to be set. */
 enum { ARMED, SETTING, SET, STOOD_DOWN };
 static atomic_int arena_max_state;
@@ -51,38 +61,47 @@ static pthread_once_t set_once = PTHREAD_ONCE_INIT;
 static atomic_long arena_max_value;
 static atomic_long arenas_when_set;
 static atomic_long creations;
-/* Creations begun and not returned: their threads may run before /proc
- * counts them.  A child forked meanwhile inherits its parent's, and so
- * sets M_ARENA_MAX early, never late. */
+/* Creations begun and not returned.  A child forked meanwhile inherits
+ * its parent's, and so sets M_ARENA_MAX early, never late. */
 static atomic_long in_flight;
-/* The thread count last read from /proc, and the creations then: a read
- * that fails for want of a descriptor counts every creation since as
- * alive (early, never late). */
-static atomic_long last_alive = -1;
-static atomic_long creations_then;
-/* The program's own mallopt values (n > 0; glibc ignores the others). */
+/* The program's own mallopt values (n > 0; glibc ignores the others),
+ * and the highest arena_test in force so far: glibc may have fixed its
+ * limit under it before the program lowered it. */
 static atomic_int program_arena_max;
 static atomic_int program_arena_test;
+static atomic_long highest_arena_test;
+
+/* Settle M_ARENA_MAX (set, or not to be set) from ARMED or SETTING:
+ * nothing is counted after that. */
+static void settle(int from, int to)
+{
+    if (atomic_compare_exchange_strong(&arena_max_state, &from, to))
+        afx_live_end();
+}
 
 static bool is_initialised(void)
 {
     return atomic_load_explicit(&initialised, memory_order_acquire);
 }
 
-static void read_config(char **envp)
+static void read_config(char **envp, const char *program)
 {
     const char *values[AFX_VAR_COUNT] = { 0 };
     /* Secure-execution processes get the defaults: an unprivileged
      * caller must not steer code running with privileges. */
     if (!startup.secure && envp != NULL) {
-        /* The first of duplicates, as getenv reads them. */
+        /* The first of duplicates, as getenv reads them; every variable
+         * but ours is passed over at its first byte. */
         for (char **e = envp; *e != NULL; e++)
-            for (int v = 0; v < AFX_VAR_COUNT; v++)
-                if (values[v] == NULL)
-                    values[v] = afx_env_value(*e, afx_config_names[v]);
+            if (**e == 'A')
+                for (int v = 0; v < AFX_VAR_COUNT; v++)
+                    if (values[v] == NULL)
+                        values[v] = afx_env_value(*e, afx_config_names[v]);
     }
     int bad = afx_config_parse(&startup.cfg, values);
-    afx_log_setup(NULL, startup.cfg.log);
+    /* The name only a line needs, kept only where one may be written. */
+    if (startup.cfg.verbose || bad >= 0)
+        afx_log_setup(program, startup.cfg.log);
     if (bad >= 0)
         afx_log("ignoring %s=\"%.64s\": not a valid value, using the default",
                 afx_config_names[bad], values[bad]);
@@ -100,7 +119,10 @@ static const char *foreign_malloc(void)
     static const char *const glibc_wrappers[] = { "libc_malloc_debug.so.0", "libmemusage.so" };
     const char *file;
     bool is_libc;
-    if (!afx_first_definer("malloc", (const void *)gnu_get_libc_version, &file, &is_libc)
+    /* Any of libc's functions names libc: syscall's address is at hand
+     * (mask.c), where taking another's would cost every process a
+     * symbol lookup at load. */
+    if (!afx_first_definer("malloc", (const void *)afx_syscall, &file, &is_libc)
         || is_libc)
         return NULL;
     const char *base = strrchr(file, '/') != NULL ? strrchr(file, '/') + 1 : file;
@@ -116,12 +138,25 @@ static void init_process(void)
 {
     int saved = errno;
     char **envp = init_envp;
-    afx_log_setup(init_program, NULL);
     startup.secure = getauxval(AT_SECURE) != 0;
-    read_config(envp);
+    read_config(envp, init_program);
+    if (startup.cfg.mode == AFX_MODE_OFF) {
+        atomic_store(&off, true);
+        atomic_store_explicit(&initialised, true, memory_order_release);
+        errno = saved;
+        return;
+    }
     afx_user_scan(envp, startup.secure, &startup.user);
     startup.arenas = -1;
     startup.thread_cpus = -1;
+    atomic_store(&highest_arena_test, afx_arena_test(&startup));
+    online_at_start = afx_online_cpus(&online_source_at_start);
+    cpus_at_start = afx_thread_cpus();
+    /* Threads are counted by arenafix as it creates them (no /proc
+     * read at a creation); those that run already (a library loaded
+     * by dlopen) are counted once, here, for good: early, never late. */
+    long before = __libc_single_threaded ? 1 : afx_thread_count();
+    afx_live_begin(before > 1 ? before - 1 : 0);
     /* Until the decision at the first thread: touch as the mode says,
      * unless the user chose a limit. */
     atomic_store(&touch, (startup.cfg.mode == AFX_MODE_TOUCH || startup.cfg.mode == AFX_MODE_BOTH)
@@ -151,10 +186,28 @@ void afx_init(char **envp, const char *program)
     once(&init_once, init_process);
 }
 
+/* Reached before the constructor (another library's constructor
+ * started a thread first).  The environment and the name are looked up
+ * here, not referenced: a reference is a symbol lookup at load in every
+ * process, and this path is rare. */
 static void init_late(void)
 {
-    if (!is_initialised())
-        afx_init(environ, program_invocation_name);
+    if (is_initialised())
+        return;
+    char ***env = dlsym(RTLD_DEFAULT, "environ");
+    char **name = dlsym(RTLD_DEFAULT, "program_invocation_name");
+    afx_init(env != NULL ? *env : NULL, name != NULL ? *name : NULL);
+}
+
+bool afx_off(void)
+{
+    init_late();
+    return atomic_load_explicit(&off, memory_order_relaxed);
+}
+
+bool afx_off_if_known(void)
+{
+    return is_initialised() && atomic_load_explicit(&off, memory_order_relaxed);
 }
 
 /* What only a process that starts a thread needs: who defines malloc,
@@ -172,9 +225,8 @@ static void decide_process(void)
     char why[8];
     struct afx_decision d = afx_decide(&startup, why, sizeof why);
     atomic_store(&touch, d.touch);
-    int armed = ARMED;
     if (!d.set_arena_max)
-        atomic_compare_exchange_strong(&arena_max_state, &armed, STOOD_DOWN);
+        settle(ARMED, STOOD_DOWN);
     atomic_store_explicit(&decided, true, memory_order_release);
     errno = saved;
 }
@@ -185,26 +237,11 @@ static void decide_late(void)
         once(&decide_once, decide_process);
 }
 
-/* Threads alive: from /proc; where it cannot be read now, the last
- * count plus every creation since; where it never could, counted by
- * arenafix from here on (MAY_BEGIN: not from a signal handler's reach).
- * -1 if unknown. */
-static long live_threads(bool may_begin)
+/* Threads alive, as arenafix counted them (livecount.c): the main
+ * one, those it created that still run, those that ran before it. */
+static long live_threads(void)
 {
-    long created = atomic_load(&creations);
-    long n = afx_thread_count();
-    if (n >= 0) {
-        atomic_store(&creations_then, created);
-        atomic_store(&last_alive, n);
-        return n;
-    }
-    long counted = afx_live_threads();
-    if (counted >= 0)
-        return counted;
-    long last = atomic_load(&last_alive);
-    if (last >= 0)
-        return last + created - atomic_load(&creations_then);
-    return may_begin && afx_live_begin() ? afx_live_threads() : -1;
+    return afx_live_threads();
 }
 
 /* CPUs in the widest mask known: the one recorded before the first
@@ -217,14 +254,15 @@ static long widest_mask(void)
     const cpu_set_t *wide;
     size_t size;
     long n = afx_thread_cpus();
-    if (afx_mask_wide(&wide, &size) && CPU_COUNT_S(size, wide) > n)
-        n = CPU_COUNT_S(size, wide);
+    if (afx_mask_wide(&wide, &size) && afx_mask_count(wide, size) > n)
+        n = afx_mask_count(wide, size);
     unsigned char main_mask[AFX_MASK_BYTES];
     int saved = errno;
-    /* The main thread's id is the process id. */
-    if (sched_getaffinity(getpid(), sizeof main_mask, (cpu_set_t *)main_mask) == 0
-        && CPU_COUNT_S(sizeof main_mask, (cpu_set_t *)main_mask) > n)
-        n = CPU_COUNT_S(sizeof main_mask, (cpu_set_t *)main_mask);
+    /* The main thread's id is the process id.  The kernel writes what
+     * it returns, and that is all that is counted. */
+    long got = afx_syscall(SYS_sched_getaffinity, getpid(), sizeof main_mask, main_mask);
+    if (got > 0 && afx_mask_count(main_mask, (size_t)got) > n)
+        n = afx_mask_count(main_mask, (size_t)got);
     errno = saved;
     return n;
 }
@@ -235,10 +273,19 @@ static struct afx_facts facts_now(bool may_count)
     struct afx_facts f = startup;
     f.program_arena_max = atomic_load(&program_arena_max);
     f.program_arena_test = atomic_load(&program_arena_test);
-    f.online = afx_online_cpus(&f.online_source);
+    f.highest_arena_test = atomic_load(&highest_arena_test);
+    /* The count read at startup, and no file read now; a CPU brought
+     * online since shows in the mask of a thread that was never
+     * narrowed (the kernel reports a mask within the active CPUs). */
+    f.online = online_at_start;
+    f.online_source = online_source_at_start;
+    long widest = widest_mask();
     if (f.online < 0) {
-        f.online = widest_mask();
+        f.online = widest;
         f.online_source = "the widest affinity known (no CPU count could be read)";
+    } else if (widest > f.online) {
+        f.online = widest;
+        f.online_source = "the widest affinity known (CPUs brought online since startup)";
     }
     f.thread_cpus = afx_thread_cpus();
     const cpu_set_t *set;
@@ -246,7 +293,7 @@ static struct afx_facts facts_now(bool may_count)
     f.narrowing_seen = afx_mask_wide(&set, &size);
     /* Arenas exist beyond the main one only once threads do: a
      * single-threaded process pays nothing for counting them. */
-    if (may_count && f.foreign_malloc == NULL && live_threads(true) > 1)
+    if (may_count && f.foreign_malloc == NULL && !__libc_single_threaded)
         f.arenas = afx_count_arenas();
     return f;
 }
@@ -258,8 +305,7 @@ static void explain(const struct afx_facts *f)
     struct afx_decision d = afx_decide(f, why, sizeof why);
     if (!d.set_arena_max && !d.touch) {
         atomic_store(&touch, false);
-        int armed = ARMED;
-        atomic_compare_exchange_strong(&arena_max_state, &armed, STOOD_DOWN);
+        settle(ARMED, STOOD_DOWN);
     }
     if (!f->cfg.verbose)
         return;
@@ -268,7 +314,9 @@ static void explain(const struct afx_facts *f)
             f->online, f->thread_cpus, why,
             !d.set_arena_max || state == SET || state == SETTING
                 ? ""
-                : "; set when the process nears arena_test threads, before glibc fixes its limit");
+                : "; set when the process nears arena_test threads or narrows a thread's CPUs, "
+                  "before glibc fixes its limit (threads glibc starts itself are not seen: "
+                  "ARENAFIX_EAGER=1 sets it at startup)");
 }
 
 static bool first_to_explain(void)
@@ -284,7 +332,7 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
     struct afx_decision d = afx_decide(f, why, sizeof why);
     const struct afx_real *real = afx_real();
     if (!d.set_arena_max || real == NULL || real->mallopt.fn == NULL) {
-        atomic_store(&arena_max_state, STOOD_DOWN);
+        settle(SETTING, STOOD_DOWN);
         atomic_store(&touch, d.touch);
         /* A change since the line that said it would be set. */
         if (f->cfg.verbose && !explained_now)
@@ -296,32 +344,43 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
     /* The count the program's later mallopt is compared with. */
     long arenas = f->arenas >= 0 ? f->arenas : afx_count_arenas();
     atomic_store(&arenas_when_set, arenas > 0 ? arenas : 1);
-    atomic_store(&arena_max_state, SET);
+    settle(SETTING, SET);
 }
 
-/* Whether M_ARENA_MAX is due before this creation.  glibc fixes its
- * limit when a thread needs a new arena while more than arena_test
- * exist, so at least arena_test + 2 threads run then.  Set it two
- * threads earlier, counting the threads that run now, those arenafix
- * did not see start included (/proc).  Threads that came and went hold
- * no arena, so they do not count; but after 64 x arena_test creations
- * it is set anyway, which bounds what a program that keeps starting
- * short-lived threads pays for the reads. */
-static bool due_now(void)
+/* Whether M_ARENA_MAX is due now, CREATING threads being started.
+ * glibc fixes its limit when a thread needs a new arena while more than
+ * arena_test exist, so at least arena_test + 2 threads run then.  Set
+ * it a thread earlier, counting the threads that run now: those
+ * arenafix created, and, for those it did not see start (a library's
+ * own, glibc's helpers), the arenas they made, counted in memory
+ * (malloc_info), never from a file.  Threads that
+ * came and went hold no arena, so they do not count; but after 64 x
+ * arena_test creations it is set anyway, which bounds what a program
+ * that keeps starting short-lived threads pays for the count.  A
+ * process that narrowed a thread's CPUs through arenafix needs it at
+ * once: a thread glibc starts itself (getaddrinfo_a, SIGEV_THREAD,
+ * POSIX AIO), never seen here, inherits the narrowed mask. */
+static bool due_now(long creating)
 {
     struct afx_facts f = startup;
     f.program_arena_test = atomic_load(&program_arena_test);
     long test = afx_arena_test(&f);
-    long created = atomic_fetch_add(&creations, 1) + 1;
+    long created = atomic_fetch_add(&creations, creating) + creating;
+    const cpu_set_t *wide;
+    size_t size;
     /* An explicit ARENAFIX_ARENA_MAX is the user's limit, like
      * MALLOC_ARENA_MAX: in force from the first thread on. */
-    if (startup.cfg.arena_max > 0 || created >= 64 * test)
+    if (startup.cfg.arena_max > 0 || created >= 64 * test || afx_mask_wide(&wide, &size))
         return true;
     /* Threads being created by others at this moment count too: each
-     * creator counts itself in in_flight before it reads /proc, so of
-     * creators that race, the last to read counts them all. */
-    long alive = live_threads(true);
-    return alive < 0 || alive + atomic_load(&in_flight) >= test;
+     * creator counts itself in in_flight before it counts, so of
+     * creators that race, the last to count counts them all. */
+    long alive = live_threads();
+    long flight = atomic_load(&in_flight);
+    if (alive < 0 || alive + flight > test)
+        return true;
+    long arenas = __libc_single_threaded ? 1 : afx_count_arenas();
+    return arenas < 0 || arenas + flight > test;
 }
 
 /* Explain (if no one has) and set M_ARENA_MAX, from one look at the
@@ -361,7 +420,7 @@ void afx_before_create(void)
     decide_late();
     atomic_fetch_add(&in_flight, 1);
     int state = atomic_load(&arena_max_state);
-    bool due = state == ARMED && due_now();
+    bool due = state == ARMED && due_now(1);
     if (due || state == SETTING || !atomic_load(&explained))
         decide_now(due);
 }
@@ -377,7 +436,7 @@ void afx_before_narrowing(void)
      * cannot be counted, a process with threads may already be past
      * glibc's latch: leave the line to a pthread_create then. */
     if (!is_initialised() || !startup.cfg.verbose || atomic_load(&explained)
-        || live_threads(false) > 1 || !first_to_explain())
+        || !__libc_single_threaded || !first_to_explain())
         return;
     struct afx_facts f = facts_now(false);
     explain(&f);
@@ -400,13 +459,10 @@ void afx_note_program_mallopt(int param, int value)
         return;
     if (param == M_ARENA_TEST) {
         atomic_store(&program_arena_test, value);
-        /* glibc reads arena_test only while M_ARENA_MAX is unset. */
-        if (startup.cfg.verbose && atomic_load(&arena_max_state) == SET)
-            afx_log("the program called mallopt(M_ARENA_TEST, %d) too late: arenafix had set "
-                    "M_ARENA_MAX to %ld, and glibc reads arena_test only while that is unset; "
-                    "the program's value does not apply (set MALLOC_ARENA_TEST, or "
-                    "ARENAFIX_MODE=touch)",
-                    value, atomic_load(&arena_max_value));
+        long highest = atomic_load(&highest_arena_test);
+        while (value > highest
+               && !atomic_compare_exchange_weak(&highest_arena_test, &highest, value))
+            ;
         return;
     }
     if (atomic_load(&arena_max_state) != SET) {
@@ -432,6 +488,47 @@ void afx_note_program_mallopt(int param, int value)
                 value, atomic_load(&arena_max_value), now);
 }
 
+/* After the program's own mallopt(M_ARENA_TEST, VALUE) (afx_enter()
+ * held).  glibc reads arena_test only while M_ARENA_MAX is unset, so
+ * the program's value takes effect here: lowered below the threads that
+ * run, the limit is due now, not at the next creation; with the limit
+ * set already and not yet fixed by glibc, it becomes the one the fixed
+ * glibc would fix under the program's arena_test. */
+void afx_after_program_mallopt(int param, int value)
+{
+    if (param != M_ARENA_TEST || value <= 0 || afx_off())
+        return;
+    decide_late();
+    int state = atomic_load(&arena_max_state);
+    if (state == ARMED) {
+        if (due_now(0))
+            decide_now(true);
+        return;
+    }
+    if (state != SET)
+        return;
+    struct afx_facts f = facts_now(true);
+    char why[400];
+    struct afx_decision d = afx_decide(&f, why, sizeof why);
+    long was = atomic_load(&arena_max_value), then = atomic_load(&arenas_when_set);
+    const struct afx_real *real = afx_real();
+    if (!d.set_arena_max || d.arena_max == was || real == NULL || real->mallopt.fn == NULL)
+        return;
+    /* glibc fixes its limit at the first arena created after
+     * M_ARENA_MAX is set: if none was, a new value still applies. */
+    if (f.arenas >= 0 && f.arenas <= then) {
+        real->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
+        atomic_store(&arena_max_value, d.arena_max);
+        if (startup.cfg.verbose)
+            afx_log("the program called mallopt(M_ARENA_TEST, %d): %s", value, why);
+    } else if (startup.cfg.verbose) {
+        afx_log("the program called mallopt(M_ARENA_TEST, %d) too late: arenafix had set "
+                "M_ARENA_MAX to %ld, and glibc has fixed its limit since (%ld arenas); the "
+                "program's value does not apply (set MALLOC_ARENA_TEST, or ARENAFIX_MODE=touch)",
+                value, was, f.arenas);
+    }
+}
+
 /* Bind and read the settings before main, while the process is single
  * threaded; glibc passes the initial environment to constructors. */
 __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **envp)
@@ -440,13 +537,25 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     if (!afx_enter())
         return;
     afx_init(envp, argv != NULL ? argv[0] : NULL);
+    if (atomic_load(&off)) {
+        if (startup.cfg.verbose)
+            afx_log("glibc %s: mode off: nothing changed, nothing read", gnu_get_libc_version());
+        afx_leave();
+        return;
+    }
+    /* A process that starts on fewer CPUs than are online (taskset, a
+     * cpuset, CPUAffinity=, isolcpus) needs the limit before its first
+     * thread, and before any thread glibc starts itself, which inherits
+     * the narrow mask and would fix the limit from it. */
+    bool narrow = cpus_at_start > 0 && online_at_start > 0 && cpus_at_start < online_at_start;
+    bool now = startup.cfg.eager || narrow;
     /* Asked to act now, or to say what it decided: decide now. */
-    if (startup.cfg.eager || startup.cfg.verbose)
+    if (now || startup.cfg.verbose)
         decide_late();
     /* Loaded by dlopen into a process whose threads already run, the
      * interposers may never be called (libc's functions come first in the
      * search order): decide now, so verbose mode says it is too late. */
-    if (startup.cfg.eager || (startup.cfg.verbose && afx_thread_count() > 1))
-        decide_now(startup.cfg.eager);
+    if (now || (startup.cfg.verbose && !__libc_single_threaded))
+        decide_now(now);
     afx_leave();
 }

@@ -38,4 +38,14 @@ bool afx_touch_possible(void);
  * (afx_enter() held; the real mallopt not yet called). */
 void afx_note_program_mallopt(int param, int value);
 
+/* After the real mallopt(PARAM, VALUE) the program called (afx_enter()
+ * held): act on its arena_test. */
+void afx_after_program_mallopt(int param, int value);
+
+/* ARENAFIX_MODE=off: the interposers only forward.  afx_off reads the
+ * settings first if no one has (afx_enter() held); afx_off_if_known
+ * reads nothing (for the async-signal-safe interposers). */
+bool afx_off(void);
+bool afx_off_if_known(void);
+
 #endif

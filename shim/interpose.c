@@ -42,53 +42,86 @@ static afx_create_fn *real_create(const struct afx_real *real, bool old_attr)
     return real->pthread_create.fn;
 }
 
-/* After the real create: the creation is no longer in flight, and a
- * counted thread that was not made is no longer counted (livecount.c,
- * where /proc cannot be read).  errno kept: the real call's. */
-static void after_create(bool failed, bool counted, void *arg)
+/* One creation, through pthread_create or C11's thrd_create: the
+ * arguments of either, and one skeleton for both. */
+struct creation {
+    bool c11;
+    bool old_attr;                  /* pthread_create@GLIBC_2.0's attribute */
+    pthread_t *thread;
+    const pthread_attr_t *attr;
+    void *(*routine)(void *);
+    thrd_t *c11_thread;
+    thrd_start_t c11_routine;
+    void *arg;
+};
+
+/* The real call, or the error it returns when it cannot be had. */
+static int forward_create(const struct afx_real *real, const struct creation *c)
 {
-    int saved = errno;
-    if (failed && counted)
-        afx_live_unwrap(arg);
-    afx_after_create();
-    errno = saved;
+    if (c->c11)
+        return real != NULL && real->thrd_create.fn != NULL
+                   ? real->thrd_create.fn(c->c11_thread, c->c11_routine, c->arg)
+                   : thrd_error;
+    afx_create_fn *create = real_create(real, c->old_attr);
+    return create != NULL ? create(c->thread, c->attr, c->routine, c->arg) : EAGAIN;
 }
 
-static int create_thread(bool old_attr, pthread_t *thread, const pthread_attr_t *attr,
-                         void *(*routine)(void *), void *arg)
+static bool bound(const struct afx_real *real, const struct creation *c)
+{
+    return c->c11 ? real != NULL && real->thrd_create.fn != NULL
+                  : real_create(real, c->old_attr) != NULL;
+}
+
+static int create_thread(struct creation *c)
 {
     int saved = errno;
-    afx_create_fn *create;
-    if (!afx_enter()) {
+    if (!afx_enter())
         /* From arenafix's own code (a malloc it called, or a signal
          * handler interrupting it): only forward. */
-        create = real_create(afx_real_if_bound(), old_attr);
-        return create != NULL ? create(thread, attr, routine, arg) : EAGAIN;
-    }
-    create = real_create(afx_real(), old_attr);
-    if (create == NULL) {
+        return forward_create(afx_real_if_bound(), c);
+    const struct afx_real *real = afx_real();
+    if (!bound(real, c) || afx_off()) {
         afx_leave();
-        return EAGAIN;
+        errno = saved;
+        return forward_create(real, c);
     }
-    /* pthread_create is no cancellation point; the open and read of
-     * /proc and /sys it now makes are. */
+    /* Neither creates a cancellation point; the counting and the
+     * decision may make system calls that are. */
     int cancel;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     afx_before_create();
-    bool counted = afx_live_wrap(&routine, &arg);
+    bool counted = c->c11 ? afx_live_wrap_c11(&c->c11_routine, &c->arg)
+                          : afx_live_wrap(&c->routine, &c->arg);
     int rc;
     if (!afx_touch_enabled()) {
         afx_leave();
         errno = saved;
-        rc = create(thread, attr, routine, arg);
+        rc = forward_create(real, c);
     } else {
         /* errno is the real call's: a failed mmap's ENOMEM, say. */
-        rc = afx_touch_create(create, old_attr, thread, attr, routine, arg, saved);
+        rc = c->c11 ? afx_touch_thrd_create(real->thrd_create.fn, c->c11_thread, c->c11_routine,
+                                            c->arg, saved)
+                    : afx_touch_create(real_create(real, c->old_attr), c->old_attr, c->thread,
+                                       c->attr, c->routine, c->arg, saved);
         afx_leave();
     }
-    after_create(rc != 0, counted, arg);
+    /* The creation is no longer in flight, and a counted thread that
+     * was not made is no longer counted.  errno kept: the real call's. */
+    int after = errno;
+    if (rc != (c->c11 ? thrd_success : 0) && counted)
+        afx_live_unwrap(c->arg);
+    afx_after_create();
+    errno = after;
     pthread_setcancelstate(cancel, NULL);
     return rc;
+}
+
+static int create_posix(bool old_attr, pthread_t *thread, const pthread_attr_t *attr,
+                        void *(*routine)(void *), void *arg)
+{
+    struct creation c = { .old_attr = old_attr, .thread = thread, .attr = attr,
+                          .routine = routine, .arg = arg };
+    return create_thread(&c);
 }
 
 int afx_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -97,7 +130,7 @@ int afx_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), v
 int afx_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(void *),
                        void *arg)
 {
-    return create_thread(false, thread, attr, routine, arg);
+    return create_posix(false, thread, attr, routine, arg);
 }
 /* Unversioned: it stands in for every version (GLIBC_2.2.5 and
  * GLIBC_2.34 on x86_64 take the same attribute). */
@@ -111,7 +144,7 @@ AFX_EXPORT int pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(voi
 AFX_EXPORT int afx_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                                   void *(*routine)(void *), void *arg)
 {
-    return create_thread(false, thread, attr, routine, arg);
+    return create_posix(false, thread, attr, routine, arg);
 }
 __asm__(".symver afx_pthread_create,pthread_create@@GLIBC_2.34");
 
@@ -123,7 +156,7 @@ int afx_pthread_create_2_0(pthread_t *, const pthread_attr_t *, void *(*)(void *
 AFX_EXPORT int afx_pthread_create_2_0(pthread_t *thread, const pthread_attr_t *attr,
                                       void *(*routine)(void *), void *arg)
 {
-    return create_thread(attr != NULL, thread, attr, routine, arg);
+    return create_posix(attr != NULL, thread, attr, routine, arg);
 }
 __asm__(".symver afx_pthread_create_2_0,pthread_create@GLIBC_2.0");
 #endif
@@ -135,36 +168,8 @@ __asm__(".symver afx_pthread_create_2_0,pthread_create@GLIBC_2.0");
  * as the real one does. */
 AFX_EXPORT int thrd_create(thrd_t *thread, thrd_start_t routine, void *arg)
 {
-    int saved = errno;
-    const struct afx_real *real;
-    if (!afx_enter()) {
-        real = afx_real_if_bound();
-        return real != NULL && real->thrd_create.fn != NULL
-                   ? real->thrd_create.fn(thread, routine, arg)
-                   : thrd_error;
-    }
-    real = afx_real();
-    if (real == NULL || real->thrd_create.fn == NULL) {
-        afx_leave();
-        return thrd_error;
-    }
-    /* As pthread_create: no cancellation point. */
-    int cancel;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-    afx_before_create();
-    bool counted = afx_live_wrap_c11(&routine, &arg);
-    int rc;
-    if (!afx_touch_enabled()) {
-        afx_leave();
-        errno = saved;
-        rc = real->thrd_create.fn(thread, routine, arg);
-    } else {
-        rc = afx_touch_thrd_create(real->thrd_create.fn, thread, routine, arg, saved);
-        afx_leave();
-    }
-    after_create(rc != thrd_success, counted, arg);
-    pthread_setcancelstate(cancel, NULL);
-    return rc;
+    struct creation c = { .c11 = true, .c11_thread = thread, .c11_routine = routine, .arg = arg };
+    return create_thread(&c);
 }
 
 /* ---- affinity ----------------------------------------------------- */
@@ -185,7 +190,7 @@ static void before_narrowing(bool self, struct own_mask *m)
     size_t size;
     m->cpus = -1;
     m->record = m->touch = false;
-    if (!afx_enter())
+    if (afx_off_if_known() || !afx_enter())
         return;
     /* Recorded in every mode: a process that can read no CPU count takes
      * the widest mask it knows (activate.c). */
@@ -345,16 +350,26 @@ AFX_SYMVER(afx_pthread_setaffinity_np_old, "pthread_setaffinity_np@GLIBC_2.3.3")
 
 static int forward_mallopt(bool libc_name, int param, int value)
 {
-    if (afx_enter()) {
-        afx_note_program_mallopt(param, value);
+    bool ours = afx_enter();
+    if (ours && afx_off()) {
         afx_leave();
+        ours = false;
     }
+    if (ours)
+        afx_note_program_mallopt(param, value);
     const struct afx_real *real = afx_real();
-    if (real == NULL)
-        return 0;
-    if (libc_name && real->libc_mallopt.fn != NULL)
-        return real->libc_mallopt.fn(param, value);
-    return real->mallopt.fn != NULL ? real->mallopt.fn(param, value) : 0;
+    int rc = 0;
+    if (real != NULL && libc_name && real->libc_mallopt.fn != NULL)
+        rc = real->libc_mallopt.fn(param, value);
+    else if (real != NULL && real->mallopt.fn != NULL)
+        rc = real->mallopt.fn(param, value);
+    if (ours) {
+        int saved = errno;
+        afx_after_program_mallopt(param, value);
+        afx_leave();
+        errno = saved;
+    }
+    return rc;
 }
 
 AFX_EXPORT int mallopt(int param, int value)

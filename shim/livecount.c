@@ -34,10 +34,15 @@ static atomic_bool counting;
  * sets the limit early, never late. */
 static atomic_long uncounted;
 
-bool afx_live_begin(void)
+void afx_live_begin(long running)
 {
+    atomic_fetch_add(&uncounted, running);
     atomic_store(&counting, true);
-    return true;
+}
+
+void afx_live_end(void)
+{
+    atomic_store(&counting, false);
 }
 
 static bool gone(pid_t pid, pid_t tid)
@@ -72,7 +77,7 @@ long afx_live_threads(void)
 static struct slot *started(void *p)
 {
     struct slot *s = p;
-    s->tid = gettid();
+    s->tid = (pid_t)syscall(SYS_gettid);
     unsigned state = atomic_load_explicit(&s->state, memory_order_relaxed);
     atomic_store_explicit(&s->state, (state & ~KIND) | STARTED, memory_order_release);
     return s;

@@ -1,14 +1,19 @@
-/* Live threads counted without /proc (a minimal chroot, a sandbox):
- * from the first creation that finds /proc unreadable on, each thread
- * created through arenafix is counted from its creation until its kernel
- * task is gone.  Threads started behind its back are not counted. */
+/* Live threads counted without /proc (no file is read at a creation: a
+ * sandbox may forbid it by then): from startup until M_ARENA_MAX is set
+ * or will not be, each thread created through arenafix is counted from
+ * its creation until its kernel task is gone.  Threads started behind
+ * its back are not counted. */
 #ifndef AFX_LIVECOUNT_H
 #define AFX_LIVECOUNT_H
 
 #include <stdbool.h>
 
-/* Start counting (creations from now on).  True: it can. */
-bool afx_live_begin(void);
+/* Start counting (creations from now on), RUNNING threads besides the
+ * main one counted for good. */
+void afx_live_begin(long running);
+
+/* Stop counting: nothing is wrapped from now on. */
+void afx_live_end(void);
 
 /* Threads alive (the main thread and the counted ones, those being
  * created included), or -1 when not counting. */

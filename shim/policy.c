@@ -84,12 +84,15 @@ struct afx_decision afx_decide(const struct afx_facts *f, char *why, size_t size
         return d;
     }
     /* glibc fixes its limit when a thread needs a new arena while more
-     * than arena_test exist: past that, nothing can change it. */
-    if (f->arenas > d.arena_test + 1) {
+     * than arena_test exist: past that, nothing can change it.  Under
+     * the highest arena_test in force so far: arenas made under a
+     * higher one than the program set since fixed nothing yet. */
+    long latch_test = f->highest_arena_test > d.arena_test ? f->highest_arena_test : d.arena_test;
+    if (f->arenas > latch_test + 1) {
         snprintf(why, size,
                  "standing down: too late, %ld arenas exist (more than arena_test %ld + 1): "
                  "glibc has already fixed its arena limit",
-                 f->arenas, d.arena_test);
+                 f->arenas, latch_test);
         return d;
     }
 

@@ -17,6 +17,7 @@ struct afx_facts {
     struct afx_user_settings user;  /* what glibc applied at startup */
     int program_arena_max;          /* mallopt(M_ARENA_MAX, n > 0) by the program, 0: none */
     int program_arena_test;         /* mallopt(M_ARENA_TEST, n > 0), 0: none */
+    long highest_arena_test;        /* highest arena_test in force so far, 0: the current */
     const char *foreign_malloc;     /* object defining malloc, if not libc */
     long arenas;                    /* arenas in existence, -1: not counted */
     long online;                    /* online CPUs, the fixed glibc's way */

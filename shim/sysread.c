@@ -7,23 +7,29 @@
 #include <stdbool.h>
 #include <unistd.h>
 
+#include <sys/syscall.h>
+
+#include "mask.h"
 #include "sysparse.h"
 
 typedef void afx_feed_fn(void *parser, const char *text, size_t len);
 
-/* Stream a file through a parser.  False if it cannot be read. */
+/* Stream a file through a parser.  False if it cannot be read.  By
+ * the system calls themselves, through a pointer filled at load: this
+ * runs in the constructor of every process, where binding open, read
+ * and close lazily would cost more than the read. */
 static bool feed_file(const char *path, afx_feed_fn *feed, void *parser)
 {
     char buf[512];
-    int fd;
+    long fd;
     do
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = afx_syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return false;
     bool ok = true;
     for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
+        long n = afx_syscall(SYS_read, fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -32,7 +38,7 @@ static bool feed_file(const char *path, afx_feed_fn *feed, void *parser)
             break;
         feed(parser, buf, (size_t)n);
     }
-    close(fd);
+    afx_syscall(SYS_close, fd);
     return ok;
 }
 
@@ -125,9 +131,11 @@ long afx_thread_count(void)
 
 long afx_thread_cpus(void)
 {
-    /* Room for 8192 CPUs, as glibc's own first try. */
+    /* Room for 8192 CPUs, as glibc's own first try.  The kernel fills
+     * what it returns, the rest is cleared here. */
     unsigned long mask[8192 / (8 * sizeof(unsigned long))];
-    if (sched_getaffinity(0, sizeof mask, (cpu_set_t *)mask) != 0)
+    long got = afx_syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    if (got <= 0)
         return -1;
-    return CPU_COUNT_S(sizeof mask, (cpu_set_t *)mask);
+    return afx_mask_count(mask, (size_t)got);
 }
