@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Instructions arenafix adds, counted by valgrind's callgrind (the same
 # from run to run, unlike time): at startup (/bin/true, ls, env with the
 # library against an empty preload) and per pthread_create + join in
@@ -13,10 +13,11 @@ set -eu
 lib=$1 empty=$2 prog=$3 threads=${4:-1000}
 command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 0; }
 
-# The same small environment for every run: the library reads each
-# variable at startup.
+# The same login environment for every run (test/cost/login.env, as the
+# cost suite): the library reads each variable at startup.
+mapfile -t login < <(grep -v '^#' "$(dirname "$0")/../test/cost/login.env")
 ir() {
-    env -i PATH=/usr/bin:/bin HOME=/ LANG=C.UTF-8 "$@" \
+    env -i "${login[@]}" "$@" \
         valgrind --tool=callgrind --callgrind-out-file=/dev/null "$prog_cmd" $prog_args 2>&1 \
         >/dev/null | sed -n 's/.*Collected : //p'
 }

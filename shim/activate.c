@@ -314,9 +314,9 @@ static void explain(const struct afx_facts *f)
             f->online, f->thread_cpus, why,
             !d.set_arena_max || state == SET || state == SETTING
                 ? ""
-                : "; set when the process nears arena_test threads or narrows a thread's CPUs, "
-                  "before glibc fixes its limit (threads glibc starts itself are not seen: "
-                  "ARENAFIX_EAGER=1 sets it at startup)");
+                : "; set when the process nears arena_test threads, before glibc fixes its "
+                  "limit (threads glibc starts itself are counted only by their arenas, at the "
+                  "next pthread_create: ARENAFIX_EAGER=1 sets it at startup)");
 }
 
 static bool first_to_explain(void)
@@ -356,21 +356,19 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
  * (malloc_info), never from a file.  Threads that
  * came and went hold no arena, so they do not count; but after 64 x
  * arena_test creations it is set anyway, which bounds what a program
- * that keeps starting short-lived threads pays for the count.  A
- * process that narrowed a thread's CPUs through arenafix needs it at
- * once: a thread glibc starts itself (getaddrinfo_a, SIGEV_THREAD,
- * POSIX AIO), never seen here, inherits the narrowed mask. */
+ * that keeps starting short-lived threads pays for the count.  Arenas
+ * are counted (a malloc_info: some 20,000 instructions with nine
+ * arenas) at each of the first arena_test + 1 creations, then at every
+ * power of two. */
 static bool due_now(long creating)
 {
     struct afx_facts f = startup;
     f.program_arena_test = atomic_load(&program_arena_test);
     long test = afx_arena_test(&f);
     long created = atomic_fetch_add(&creations, creating) + creating;
-    const cpu_set_t *wide;
-    size_t size;
     /* An explicit ARENAFIX_ARENA_MAX is the user's limit, like
      * MALLOC_ARENA_MAX: in force from the first thread on. */
-    if (startup.cfg.arena_max > 0 || created >= 64 * test || afx_mask_wide(&wide, &size))
+    if (startup.cfg.arena_max > 0 || created >= 64 * test)
         return true;
     /* Threads being created by others at this moment count too: each
      * creator counts itself in in_flight before it counts, so of
@@ -379,6 +377,8 @@ static bool due_now(long creating)
     long flight = atomic_load(&in_flight);
     if (alive < 0 || alive + flight > test)
         return true;
+    if (creating > 0 && created > test + 1 && (created & (created - 1)) != 0)
+        return false;
     long arenas = __libc_single_threaded ? 1 : afx_count_arenas();
     return arenas < 0 || arenas + flight > test;
 }

@@ -50,7 +50,7 @@ $(B)/test/libcountaff.so: test/progs/countaff.c | $(B)/test
 $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
-$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate $(B)/test/touchprobe \
+$(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate $(B)/test/touchprobe $(B)/test/sandboxed \
 $(B)/test/fixedarenas: \
 $(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
@@ -96,7 +96,8 @@ TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/
               $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so \
-              $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so $(B)/test/fixedarenas
+              $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so $(B)/test/fixedarenas \
+              $(B)/test/sandboxed
 test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------
@@ -115,11 +116,11 @@ INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_
 # The fast tier: the first affected glibc, a tenth of the signal flood.
 check-shim: $(INTEG_NEEDS)
 	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 \
-	    AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
+	    AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
 # Every affected glibc at hand and the whole flood.
 check-releases: $(INTEG_NEEDS)
-	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/integration
+	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
 # ---- what the library exports and needs --------------------------------
 # Only the interposers, under the versions they stand in for; no library

@@ -86,5 +86,6 @@ Suite *flood_suite(void);
 Suite *settings_suite(void);
 Suite *touch_suite(void);
 Suite *moments_suite(void);
+Suite *sandbox_suite(void);
 
 #endif

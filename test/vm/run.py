@@ -320,6 +320,12 @@ def check_main(c):
     check_inspect(c, "item 5: arenafix inspect with cpu%d offline" % OFFLINE_CPU,
                   "inspect-offline", len(rest), shim_arenas(MANY, len(rest)),
                   {"online_list": cpulist(rest)})
+    # A CPU brought online after the process started, before its threads.
+    c.spread("item 5: cpu%d back before the threads: system glibc" % OFFLINE_CPU,
+             "hotplug-late", "self", "no", "system", MANY, CPUS, True, glibc_arenas(MANY, CPUS))
+    c.spread("item 5: cpu%d back before the threads: affected glibc, shim" % OFFLINE_CPU,
+             "hotplug-late", "self", "yes", "affected", MANY, CPUS, True,
+             shim_arenas(MANY, CPUS), online=CPUS)
     c.expect("item 5: cpu%d back online" % OFFLINE_CPU, c.find("hotplug", step="online"),
              {"rc": 0, "online": ALL, "node": OFFLINE_CPU // (CPUS // NODES),
               "domains": domains, "domains0": domains})

@@ -2,7 +2,7 @@
  * pinned before its first malloc, all holding their arena at once.
  * Prints what glibc ended up with, for the test bed's checker:
  *
- *   spread PATH THREADS [hold]
+ *   spread PATH THREADS [hold | wait FILE]
  *
  * PATH: self (thread i calls sched_setaffinity on itself), attr (thread i
  * is born pinned through pthread_attr_setaffinity_np), inherit (main pins
@@ -10,6 +10,10 @@
  * none (threads keep the process's mask).  Thread i goes to the i-th CPU
  * of the process's allowed set, modulo its size.  With "hold" the process
  * stays alive after printing, until a signal, so it can be inspected.
+ * With "wait FILE" it says "ready" on stderr once running (libraries
+ * loaded, constructors run), then waits for FILE to exist before it
+ * looks at its CPUs and starts its threads: the host changes what is
+ * online in between.
  *
  * Output, one line:
  *   arenas=N threads=T allowed=A allowed_list=L cpus_used=C
@@ -108,7 +112,7 @@ static enum path parse_path(const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: spread self|attr|inherit|none THREADS [hold]\n");
+        fprintf(stderr, "usage: spread self|attr|inherit|none THREADS [hold | wait FILE]\n");
         return 2;
     }
     path = parse_path(argv[1]);
@@ -116,6 +120,11 @@ int main(int argc, char **argv)
     int hold = argc > 3 && strcmp(argv[3], "hold") == 0;
     if (threads < 1)
         die("THREADS", EINVAL);
+    if (argc > 4 && strcmp(argv[3], "wait") == 0) {
+        fprintf(stderr, "ready\n");
+        while (access(argv[4], F_OK) != 0)
+            usleep(10000);
+    }
 
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
