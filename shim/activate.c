@@ -293,8 +293,8 @@ static struct afx_facts facts_now(bool may_count)
     f.narrowing_seen = afx_mask_wide(&set, &size);
     /* Arenas exist beyond the main one only once threads do: a
      * single-threaded process pays nothing for counting them. */
-    if (may_count && f.foreign_malloc == NULL && !__libc_single_threaded)
-        f.arenas = afx_count_arenas();
+    if (may_count && f.foreign_malloc == NULL)
+        f.arenas = __libc_single_threaded ? 1 : afx_count_arenas();
     return f;
 }
 

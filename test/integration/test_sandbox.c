@@ -85,6 +85,40 @@ START_TEST(glibc_threads_in_a_process_started_narrow)
 }
 END_TEST
 
+/* Started narrow, the limit is set before main, yet the program's own
+ * choices made before its threads still count, as on a fixed glibc: its
+ * arena_test raises the limit, its M_ARENA_MAX replaces it. */
+START_TEST(choices_in_a_process_started_narrow)
+{
+    const struct glibc *g = afx_proving(_i);
+    if (afx_online < 2) {
+        afx_skip("a process started narrow", "one CPU online: nothing is narrower");
+        return;
+    }
+    static const char *const scenarios[][3] = {
+        { "mallopt:test:100", "pinned:21" },
+        { "mallopt:max:2", "pinned:20" },
+        { "pinned:30" },
+    };
+    cpu_set_t wide, one;
+    ck_assert(first_allowed_cpu(&wide, &one));
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        const char *const *steps = scenarios[i];
+        const char *mallopt[] = { "ARENAFIX_MODE=mallopt", NULL };
+        ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+        afx_run(&c, &afx_glibcs[0], NULL, NULL, "steps", steps);
+        int oracle = afx_arenas(&c);
+        afx_run(&c, g, afx_testlib, mallopt, "steps", steps);
+        int with = afx_arenas(&c);
+        ck_assert_int_eq(sched_setaffinity(0, sizeof wide, &wide), 0);
+        printf("sandbox: on one CPU from the start, \"%s %s\": system=%d %s+arenafix=%d\n",
+               steps[0], steps[1] != NULL ? steps[1] : "", oracle, g->name, with);
+        ck_assert_msg(with == oracle, "\"%s\" started narrow on %s: %d arenas, the fixed glibc "
+                      "gives %d\n%s", steps[0], g->name, with, oracle, c.err);
+    }
+}
+END_TEST
+
 /* Off is the library-free process, whatever the way threads pin. */
 START_TEST(off_changes_nothing)
 {
@@ -112,6 +146,7 @@ Suite *sandbox_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, locked_down_program_makes_its_threads, 0, afx_nproving());
     tcase_add_loop_test(tc, glibc_threads_in_a_process_started_narrow, 0, afx_nproving());
+    tcase_add_loop_test(tc, choices_in_a_process_started_narrow, 0, afx_nproving());
     tcase_add_loop_test(tc, off_changes_nothing, 0, afx_nproving());
     suite_add_tcase(s, tc);
     return s;
