@@ -230,12 +230,15 @@ static void list_judged(struct scan *s, const struct afx_report *r)
         return;
     }
     s->listed++;
-    char threads[24], pinned[24], arenas[24];
-    snprintf(threads, sizeof threads, "%ld", r->threads.count);
-    snprintf(pinned, sizeof pinned, "%ld", r->threads.narrowed);
-    snprintf(arenas, sizeof arenas, "%ld", r->exact > 0 ? r->exact : r->maps.heaps + 1);
+    char threads[24] = "-", pinned[24] = "-", arenas[24] = "-";
+    bool whole = r->unread[0] == '\0';
+    if (whole) {
+        snprintf(threads, sizeof threads, "%ld", r->threads.count);
+        snprintf(pinned, sizeof pinned, "%ld", r->threads.narrowed);
+        snprintf(arenas, sizeof arenas, "%ld", r->exact > 0 ? r->exact : r->maps.heaps + 1);
+    }
     printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s " UNIT_COLUMN " %s (%s): %s\n", r->pid, afx_health_names[r->health],
-           threads, pinned, arenas, esc(r->glibc), r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
+           threads, pinned, arenas, esc(r->glibc), whole && r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
            unit_column(r), esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(r->why));
 }
 
@@ -244,7 +247,7 @@ static bool is_kernel_thread(long pid, int *err)
     char path[64];
     unsigned long flags;
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    char *stat = afx_slurp_max(path, 64L << 10, NULL);
+    char *stat = afx_slurp_max(path, 64L << 10, NULL, NULL);
     *err = stat == NULL ? errno : 0;
     bool kernel = stat != NULL && afx_stat_flags(stat, &flags) && (flags & AFX_PF_KTHREAD) != 0;
     free(stat);
@@ -296,18 +299,22 @@ static void scan_one(struct scan *s, long pid)
         list_unreadable(s, r, why);
         return;
     }
-    if (r->maps.libc.path[0] == '\0') {
+    /* One not read whole is listed whatever the part read says: an
+     * attacker's, or one an operator needs to look at. */
+    bool whole = r->unread[0] == '\0';
+    if (whole && r->maps.libc.path[0] == '\0') {
         s->t.no_glibc++;
         return;
     }
-    if (r->maps.foreign[0] != '\0') {
+    if (whole && r->maps.foreign[0] != '\0') {
         s->t.other_malloc++;
         return;
     }
     judge_glibc(r, &s->glibc);
     afx_report_judge(r);
     /* A lone unpinned thread without the library: no arena to share. */
-    if ((r->health == AFX_FINE || r->health == AFX_UNDETERMINED) && r->threads.count <= 1 && !r->maps.arenafix) {
+    if (whole && (r->health == AFX_FINE || r->health == AFX_UNDETERMINED) && r->threads.count <= 1
+        && !r->maps.arenafix) {
         s->t.single++;
         return;
     }
