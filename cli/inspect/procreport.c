@@ -147,22 +147,42 @@ static void read_exe(struct afx_report *r, const char *dir)
     r->exe[n > 0 ? n : 0] = '\0';
 }
 
+/* What a report not read whole says of what was not read. */
+static void unread(struct afx_report *r)
+{
+    snprintf(r->probe_note, sizeof r->probe_note, "not probed: not read whole");
+    snprintf(r->glibc, sizeof r->glibc, "unknown");
+    r->state = AFX_GLIBC_UNKNOWN;
+    r->exact = -1;
+    r->mem_err = 0;
+}
+
 /* The rest of it is not read: why in r->unread, which the verdict
  * rests on.  The unit is still read, if time is left, to name it. */
 static int read_no_further(struct afx_report *r, const char *dir, const char *file, int err)
 {
     if (err == EFBIG)
         snprintf(r->unread, sizeof r->unread, "its memory map (%.40s/%.16s) is larger than %ld MiB, more than inspect "
-                 "reads of a process", dir, file, AFX_MAPS_READ_MAX >> 20);
+                 "reads of a process: not judged on a part of it", dir, file, AFX_MAPS_READ_MAX >> 20);
     else
         snprintf(r->unread, sizeof r->unread, "reading %.40s/%.16s took longer than %d s, more than inspect spends on a "
-                 "process", dir, file, AFX_READ_SECONDS);
-    snprintf(r->probe_note, sizeof r->probe_note, "not probed: not read whole");
-    snprintf(r->glibc, sizeof r->glibc, "unknown");
-    r->exact = -1;
-    r->mem_err = 0;
+                 "process: not judged on a part of it", dir, file, AFX_READ_SECONDS);
+    unread(r);
     afx_read_unit(r->pid, &r->deadline, &r->unit);
     return 0;
+}
+
+void afx_report_skip(struct afx_report *r, const char *why)
+{
+    char dir[64];
+    r->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)r->pid, 0);
+    afx_deadline_in(&r->deadline, AFX_READ_SECONDS);
+    snprintf(dir, sizeof dir, "/proc/%ld", r->pid);
+    if (read_name(r) != 0)
+        r->name[0] = '\0';
+    read_exe(r, dir);
+    snprintf(r->unread, sizeof r->unread, "%s", why);
+    unread(r);
 }
 
 static bool cut_short(int err)

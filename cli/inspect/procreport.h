@@ -53,6 +53,10 @@ struct afx_report {
  * r->unread (its verdict is then cannot tell). */
 int afx_report_read(struct afx_report *r, const char **what);
 
+/* Read only its name and executable, as one not read for why (in
+ * r->unread, which then says it all). */
+void afx_report_skip(struct afx_report *r, const char *why);
+
 /* True if the process has exited (or is a zombie) since
  * afx_report_read opened it: what was read may be another's or none. */
 bool afx_report_exited(const struct afx_report *r);

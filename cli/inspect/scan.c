@@ -32,6 +32,7 @@
 #include "proc/procstatus.h"
 #include "readfile.h"
 #include "selfexe.h"
+#include "usertime.h"
 
 /* What became of each process.  Listed: a verdict, or unreadable. */
 struct tally {
@@ -66,6 +67,7 @@ struct scan {
     struct host_glibc glibc;
     struct tally t;
     long listed;
+    struct afx_user_time users;         /* what each user's processes cost */
 };
 
 /* One process at a time: the report is large (its maps). */
@@ -259,6 +261,48 @@ static bool gone(int err)
     return err == ENOENT || err == ESRCH;
 }
 
+static double seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Its real user ID, the one its owner cannot shed. */
+static bool real_uid(long pid, uid_t *uid)
+{
+    char path[64], ids[128], *end;
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    /* Groups: may list 65536 groups. */
+    char *text = afx_slurp_max(path, 1L << 20, NULL, NULL);
+    bool ok = text != NULL && afx_status_field(text, "Uid", ids, sizeof ids);
+    free(text);
+    if (!ok)
+        return false;
+    errno = 0;
+    unsigned long n = strtoul(ids, &end, 10);
+    *uid = (uid_t)n;
+    return errno == 0 && end != ids && (*end == '\t' || *end == ' ') && n == (unsigned long)*uid;
+}
+
+/* A process of a user whose processes have had their time: named, not
+ * read, cannot tell. */
+static void list_skipped(struct scan *s, struct afx_report *r, uid_t uid)
+{
+    char why[200];
+    snprintf(why, sizeof why, "the processes of uid %lu took longer than %d s in all to read, more than inspect "
+             "spends on one user's: not read", (unsigned long)uid, AFX_USER_SECONDS);
+    afx_report_skip(r, why);
+    bool exited = afx_report_exited(r);
+    afx_report_close(r);
+    if (exited) {
+        s->t.gone++;
+        return;
+    }
+    afx_report_judge(r);
+    list_judged(s, r);
+}
+
 static void scan_one(struct scan *s, long pid)
 {
     struct afx_report *r = &report;
@@ -271,8 +315,17 @@ static void scan_one(struct scan *s, long pid)
         s->t.kernel++;
         return;
     }
+    uid_t uid;
+    bool owned = err == 0 && real_uid(pid, &uid);
+    if (owned && afx_user_time_spent(&s->users, uid)) {
+        list_skipped(s, r, uid);
+        return;
+    }
+    double started = seconds(CLOCK_MONOTONIC);
     if (err == 0)
         err = afx_report_read(r, &what);
+    if (owned)
+        afx_user_time_add(&s->users, uid, seconds(CLOCK_MONOTONIC) - started);
     bool exited = gone(err) || afx_report_exited(r);
     afx_report_close(r);
     if (exited) {
@@ -381,13 +434,6 @@ static long pid_of(const char *name)
     return *end == '\0' && errno == 0 && pid <= 0x3fffffff ? pid : -1;
 }
 
-static double seconds(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The metrics, to out; the scan's status, or a failure if they could
  * not be written. */
 static int write_prometheus(struct scan *s, int status, double started, FILE *out, struct afx_outfile *file)
@@ -446,6 +492,7 @@ int afx_inspect_all(enum afx_scan_format format, bool probe_host_glibc, const ch
             scan_one(&s, pid);
     }
     closedir(d);
+    afx_user_time_free(&s.users);
     int status = worst_status(&s.t);
     if (format == AFX_SCAN_PROMETHEUS)
         return write_prometheus(&s, status, started, out, output != NULL ? &file : NULL);

@@ -43,7 +43,7 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
 {
     bool active = f->arenafix && f->mode != AFX_MODE_OFF;
     if (f->unread != NULL) {
-        snprintf(why, size, "%s: not judged on part of what it shows", f->unread);
+        snprintf(why, size, "%s", f->unread);
         return AFX_UNDETERMINED;
     }
     if (f->foreign != NULL) {

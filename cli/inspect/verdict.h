@@ -23,7 +23,7 @@ struct afx_process_facts {
     const char *foreign;        /* another malloc, or NULL */
     enum afx_glibc_state glibc;
     bool glibc_untested;        /* its glibc was there to test, and was not run (not root's) */
-    const char *unread;         /* why it was not read whole, or NULL: then nothing else counts */
+    const char *unread;         /* why it was not read whole, the reason whole; NULL if it was */
 };
 
 /* Decide, and explain in why (one sentence, no newline): what was seen
