@@ -1,4 +1,5 @@
 /* The command's pure helpers, called directly. */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "probe/proclimits.h"
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"
+#include "readfile.h"
 #include "inspect/usertime.h"
 #include "inspect/verdict.h"
 
@@ -170,6 +172,47 @@ START_TEST(unread_process_cannot_tell)
 }
 END_TEST
 
+static void count_bytes(void *ctx, const char *piece, size_t len)
+{
+    (void)piece;
+    *(size_t *)ctx += len;
+}
+
+/* A read of another process's /proc ends at its byte bound (EFBIG) and
+ * once its deadline has passed (ETIME, nothing read after); a deadline
+ * an hour away, or none, stops nothing. */
+START_TEST(reads_end_at_their_bounds)
+{
+    struct afx_deadline now, later;
+    size_t fed = 0, len;
+    afx_deadline_in(&now, 0);
+    afx_deadline_in(&later, 3600);
+    ck_assert(afx_deadline_passed(&now) && !afx_deadline_passed(&later) && !afx_deadline_passed(NULL));
+    ck_assert(afx_read_pieces("/proc/self/maps", (size_t)-1, &later, count_bytes, &fed));
+    size_t whole = fed;
+    ck_assert_uint_gt(whole, 1024);
+    fed = 0;
+    errno = 0;
+    ck_assert(!afx_read_pieces("/proc/self/maps", (size_t)-1, &now, count_bytes, &fed));
+    ck_assert_int_eq(errno, ETIME);
+    ck_assert_uint_eq(fed, 0);
+    errno = 0;
+    ck_assert(!afx_read_pieces("/proc/self/maps", 1024, NULL, count_bytes, &fed));
+    ck_assert_int_eq(errno, EFBIG);
+    fed = 0;
+    ck_assert(afx_read_pieces("/proc/self/maps", whole + 4096, NULL, count_bytes, &fed));
+    errno = 0;
+    ck_assert(afx_slurp_max("/proc/self/status", 1 << 20, &now, &len) == NULL);
+    ck_assert_int_eq(errno, ETIME);
+    errno = 0;
+    ck_assert(afx_slurp_max("/proc/self/status", 16, NULL, &len) == NULL);
+    ck_assert_int_eq(errno, EFBIG);
+    char *text = afx_slurp_max("/proc/self/status", 1 << 20, &later, &len);
+    ck_assert(text != NULL && strstr(text, "Uid:") != NULL);
+    free(text);
+}
+END_TEST
+
 /* Each user's account is its own, kept across thousands of users (one
  * per process, as subordinate IDs allow), and spent at the bound. */
 START_TEST(user_time_accounts)
@@ -240,6 +283,7 @@ Suite *pure_suite(void)
     tcase_add_test(tc, untested_glibc_is_never_fine);
     tcase_add_test(tc, unread_process_cannot_tell);
     tcase_add_test(tc, user_time_accounts);
+    tcase_add_test(tc, reads_end_at_their_bounds);
     tcase_add_test(tc, stat_start_time);
     tcase_add_test(tc, proc_limits);
     suite_add_tcase(s, tc);
