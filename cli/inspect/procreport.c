@@ -165,8 +165,8 @@ static int read_no_further(struct afx_report *r, const char *dir, const char *fi
         snprintf(r->unread, sizeof r->unread, "its memory map (%.40s/%.16s) is larger than %ld MiB, more than inspect "
                  "reads of a process: not judged on a part of it", dir, file, AFX_MAPS_READ_MAX >> 20);
     else
-        snprintf(r->unread, sizeof r->unread, "reading %.40s/%.16s took longer than %d s, more than inspect spends on a "
-                 "process: not judged on a part of it", dir, file, AFX_READ_SECONDS);
+        snprintf(r->unread, sizeof r->unread, "reading %.40s/%.16s took longer than %d s, more than inspect spends "
+                 "on a process: not judged on a part of it", dir, file, AFX_READ_SECONDS);
     unread(r);
     afx_read_unit(r->pid, &r->deadline, &r->unit);
     return 0;

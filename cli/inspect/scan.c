@@ -240,7 +240,8 @@ static void list_judged(struct scan *s, const struct afx_report *r)
         snprintf(arenas, sizeof arenas, "%ld", r->exact > 0 ? r->exact : r->maps.heaps + 1);
     }
     printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s " UNIT_COLUMN " %s (%s): %s\n", r->pid, afx_health_names[r->health],
-           threads, pinned, arenas, esc(r->glibc), whole && r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
+           threads, pinned, arenas, esc(r->glibc),
+           whole && r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
            unit_column(r), esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(r->why));
 }
 
