@@ -5,19 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Read fd to its end (at most max bytes), close it. */
-static char *slurp_fd(int fd, size_t max, size_t *len)
+void afx_deadline_in(struct afx_deadline *d, long seconds)
+{
+    clock_gettime(CLOCK_MONOTONIC, &d->at);
+    d->at.tv_sec += seconds;
+}
+
+bool afx_deadline_passed(const struct afx_deadline *d)
+{
+    struct timespec now;
+    if (d == NULL)
+        return false;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > d->at.tv_sec || (now.tv_sec == d->at.tv_sec && now.tv_nsec >= d->at.tv_nsec);
+}
+
+/* Read fd to its end (at most max bytes, until by), close it. */
+static char *slurp_fd(int fd, size_t max, const struct afx_deadline *by, size_t *len)
 {
     /* /proc files report size 0: grow as we go. */
     size_t cap = 4096, used = 0;
     char *buf = malloc(cap);
     while (buf != NULL) {
-        if (used > max) {
+        if (used > max || afx_deadline_passed(by)) {
             free(buf);
             buf = NULL;
-            errno = EFBIG;
+            errno = used > max ? EFBIG : ETIME;
             break;
         }
         if (used + 1 >= cap) {
@@ -59,10 +75,10 @@ char *afx_slurp(const char *path, size_t *len)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    return slurp_fd(fd, (size_t)-1 / 2, len);
+    return slurp_fd(fd, (size_t)-1 / 2, NULL, len);
 }
 
-char *afx_slurp_max(const char *path, size_t max, size_t *len)
+char *afx_slurp_max(const char *path, size_t max, const struct afx_deadline *by, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
@@ -73,16 +89,25 @@ char *afx_slurp_max(const char *path, size_t max, size_t *len)
         errno = EINVAL;
         return NULL;
     }
-    return slurp_fd(fd, max, len);
+    return slurp_fd(fd, max, by, len);
 }
 
-bool afx_read_pieces(const char *path, void (*feed)(void *ctx, const char *piece, size_t len), void *ctx)
+bool afx_read_pieces(const char *path, size_t max, const struct afx_deadline *by,
+                     void (*feed)(void *ctx, const char *piece, size_t len), void *ctx)
 {
     char buf[1 << 16];
+    size_t total = 0;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return false;
     for (;;) {
+        /* Past max, no more is read: the kernel writes a file such as
+         * maps as it is read, so what is not read costs nothing. */
+        if (total > max || afx_deadline_passed(by)) {
+            close(fd);
+            errno = total > max ? EFBIG : ETIME;
+            return false;
+        }
         ssize_t n = read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
@@ -92,6 +117,7 @@ bool afx_read_pieces(const char *path, void (*feed)(void *ctx, const char *piece
             errno = err;
             return n == 0;
         }
+        total += (size_t)n;
         feed(ctx, buf, (size_t)n);
     }
 }

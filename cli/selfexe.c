@@ -22,7 +22,7 @@ static const struct afx_mapping *self_mapping(void)
     static struct afx_maps maps;
     afx_maps_begin(&maps);
     maps.find = (unsigned long)&afx_self_open;
-    if (!afx_read_pieces("/proc/self/maps", feed, &maps))
+    if (!afx_read_pieces("/proc/self/maps", (size_t)-1, NULL, feed, &maps))
         return NULL;
     afx_maps_end(&maps);
     return &maps.found;

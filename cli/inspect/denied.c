@@ -76,26 +76,26 @@ void afx_access_facts_read(struct afx_access_facts *f)
 {
     char cap[40] = "";
     *f = (struct afx_access_facts){ .root = geteuid() == 0, .yama = -1 };
-    char *text = afx_slurp_max("/proc/self/status", SELF_MAX, NULL);
+    char *text = afx_slurp_max("/proc/self/status", SELF_MAX, NULL, NULL);
     if (text != NULL && afx_status_field(text, "CapEff", cap, sizeof cap)) {
         f->caps_known = true;
         f->cap_ptrace = afx_capmask_has(cap, CAP_SYS_PTRACE_BIT);
         f->cap_dac = afx_capmask_has(cap, CAP_DAC_OVERRIDE_BIT) || afx_capmask_has(cap, CAP_DAC_READ_SEARCH_BIT);
     }
     free(text);
-    text = afx_slurp_max("/proc/self/uid_map", SELF_MAX, NULL);
+    text = afx_slurp_max("/proc/self/uid_map", SELF_MAX, NULL, NULL);
     f->userns = text != NULL && !afx_uid_map_is_host(text);
     free(text);
-    text = afx_slurp_max("/proc/self/mountinfo", 16 * SELF_MAX, NULL);
+    text = afx_slurp_max("/proc/self/mountinfo", 16 * SELF_MAX, NULL, NULL);
     if (text != NULL)
         afx_mountinfo_hidepid(text, f->hidepid, sizeof f->hidepid);
     free(text);
-    text = afx_slurp_max("/sys/kernel/security/lsm", SELF_MAX, NULL);
+    text = afx_slurp_max("/sys/kernel/security/lsm", SELF_MAX, NULL, NULL);
     f->lsm_known = text != NULL;
     if (text != NULL)
         afx_lsm_refusers(text, f->lsms, sizeof f->lsms);
     free(text);
-    text = afx_slurp_max("/proc/sys/kernel/yama/ptrace_scope", SELF_MAX, NULL);
+    text = afx_slurp_max("/proc/sys/kernel/yama/ptrace_scope", SELF_MAX, NULL, NULL);
     if (text != NULL)
         f->yama = strtol(text, NULL, 10);
     free(text);

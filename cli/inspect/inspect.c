@@ -194,6 +194,13 @@ static const char *esc(const char *s)
 static void print_text(const struct afx_report *r)
 {
     printf("process %ld (%s): %s\n", r->pid, esc(r->name), afx_health_names[r->health]);
+    if (r->unread[0] != '\0') {
+        /* What was read of it is a part: only the verdict says anything. */
+        if (r->unit.name[0] != '\0')
+            printf("  systemd unit:       %s%s\n", esc(r->unit.name), r->unit.user ? " (a user's unit)" : "");
+        printf("verdict: %s: %s\n", afx_health_names[r->health], esc(r->why));
+        return;
+    }
     printf("  threads:            %ld, %ld pinned narrower than the %ld online CPUs", r->threads.count,
            r->threads.narrowed, r->host.online);
     if (r->threads.narrowed > 0)

@@ -41,7 +41,7 @@ static bool has_maps(const char *dir)
     return n == 1;
 }
 
-bool afx_live_thread_dir(long pid, char *dir, size_t size)
+bool afx_live_thread_dir(long pid, const struct afx_deadline *by, char *dir, size_t size)
 {
     char tasks[64];
     snprintf(tasks, sizeof tasks, "/proc/%ld/task", pid);
@@ -50,7 +50,7 @@ bool afx_live_thread_dir(long pid, char *dir, size_t size)
         return false;
     bool found = false;
     struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
+    while (!found && !afx_deadline_passed(by) && (e = readdir(d)) != NULL) {
         char *end;
         long tid = strtol(e->d_name, &end, 10);
         if (*end != '\0' || tid <= 0 || tid == pid)
@@ -66,34 +66,36 @@ bool afx_live_thread_dir(long pid, char *dir, size_t size)
     return found;
 }
 
-bool afx_read_maps(const char *dir, struct afx_maps *m)
+bool afx_read_maps(const char *dir, const struct afx_deadline *by, struct afx_maps *m)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/maps", dir);
     afx_maps_begin(m);
-    if (!afx_read_pieces(path, feed_maps, m))
+    if (!afx_read_pieces(path, AFX_MAPS_READ_MAX, by, feed_maps, m))
         return false;
     afx_maps_end(m);
     return true;
 }
 
-void afx_read_threads(long pid, long online, struct afx_threads *t)
+bool afx_read_threads(long pid, long online, const struct afx_deadline *by, struct afx_threads *t)
 {
     char dir[64];
     snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
     *t = (struct afx_threads){ .min_cpus = -1 };
     DIR *d = opendir(dir);
     if (d == NULL)
-        return;
+        return true;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
+    bool in_time = true;
+    while (in_time && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
         char path[400], list[256];
         snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
-        char *text = afx_slurp_max(path, STATUS_MAX, NULL);
+        char *text = afx_slurp_max(path, STATUS_MAX, by, NULL);
+        in_time = text != NULL || errno != ETIME;
         if (text == NULL)
-            continue;   /* the thread has just exited */
+            continue;   /* the thread has just exited, or time is up */
         if (afx_status_field(text, "Cpus_allowed_list", list, sizeof list)) {
             long n = afx_cpulist_count(list);
             t->count++;
@@ -107,9 +109,10 @@ void afx_read_threads(long pid, long online, struct afx_threads *t)
         free(text);
     }
     closedir(d);
+    return in_time;
 }
 
-long afx_count_target_arenas(const char *dir, const struct afx_maps *m, int *err)
+long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const struct afx_deadline *by, int *err)
 {
     char path[128];
     *err = 0;
@@ -124,6 +127,11 @@ long afx_count_target_arenas(const char *dir, const struct afx_maps *m, int *err
     long first = 0;
     for (long i = 0; i < m->kept; i++) {
         unsigned long words[4];
+        if (afx_deadline_passed(by)) {
+            close(fd);
+            *err = ETIME;
+            return -1;
+        }
         if (pread(fd, words, sizeof words, (off_t)m->heap_at[i]) != (ssize_t)sizeof words) {
             close(fd);
             return -1;
@@ -135,27 +143,27 @@ long afx_count_target_arenas(const char *dir, const struct afx_maps *m, int *err
     return first + 1;   /* and the main arena */
 }
 
-void afx_read_env(const char *dir, struct afx_env_facts *env)
+void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env_facts *env)
 {
     char path[128];
     size_t len;
     snprintf(path, sizeof path, "%s/auxv", dir);
-    char *auxv = afx_slurp_max(path, AUXV_MAX, &len);
+    char *auxv = afx_slurp_max(path, AUXV_MAX, by, &len);
     bool secure = auxv != NULL && afx_auxv_secure(auxv, len);
     free(auxv);
     snprintf(path, sizeof path, "%s/environ", dir);
-    char *text = afx_slurp_max(path, ENVIRON_MAX, &len);
+    char *text = afx_slurp_max(path, ENVIRON_MAX, by, &len);
     if (text == NULL || !afx_environ_facts(text, len, secure, env))
         afx_environ_facts("", 0, secure, env);
     free(text);
 }
 
-void afx_read_unit(long pid, struct afx_unit *u)
+void afx_read_unit(long pid, const struct afx_deadline *by, struct afx_unit *u)
 {
     char path[64];
     size_t len;
     snprintf(path, sizeof path, "/proc/%ld/cgroup", pid);
-    char *text = afx_slurp_max(path, CGROUP_MAX, &len);
+    char *text = afx_slurp_max(path, CGROUP_MAX, by, &len);
     if (text == NULL || !afx_cgroup_unit(text, len, u))
         *u = (struct afx_unit){ 0 };
     free(text);

@@ -1,5 +1,6 @@
 /* What inspect reads from /proc/PID: the thin layer over the pure
- * parsers, each read bounded in size. */
+ * parsers, each read bounded in size, and all of a process's reads by
+ * one deadline (readfile.h). */
 #ifndef AFX_INSPECTREAD_H
 #define AFX_INSPECTREAD_H
 
@@ -9,15 +10,32 @@
 #include "proc/proccgroup.h"
 #include "proc/procenv.h"
 #include "proc/procmaps.h"
+#include "readfile.h"
+
+/* What inspect reads of one process's maps.  At the default
+ * vm.max_map_count (65530 mappings), lines of 128 bytes (an anonymous
+ * mapping's is 74, one of a library under /usr/lib about 120) come to
+ * 8 MiB: a program has a few hundred mappings, a large one some
+ * thousands.  A longer map is one of long paths mapped many times over,
+ * which the kernel writes at some 100 MB/s: 8 MiB is a tenth of a
+ * second, where a whole map can be 256 MiB. */
+#define AFX_MAPS_READ_MAX (8L << 20)
+
+/* What inspect spends reading one process, however slow the kernel is to
+ * write what it shows (its thousands of threads' status, say): a real
+ * process takes milliseconds, and a scan of a host stays within the
+ * minutes a timer allows it however many such processes a user runs. */
+#define AFX_READ_SECONDS 2
 
 /* When a process's main thread has exited (pthread_exit in main) while
  * others run on, its /proc/PID/maps, mem, environ and auxv are empty:
  * /proc/PID/task/TID of a thread still running shows the same memory.
  * True, with that directory in DIR, if there is one. */
-bool afx_live_thread_dir(long pid, char *dir, size_t size);
+bool afx_live_thread_dir(long pid, const struct afx_deadline *by, char *dir, size_t size);
 
-/* DIR/maps, fed to the scanner as it is read.  False with errno. */
-bool afx_read_maps(const char *dir, struct afx_maps *m);
+/* DIR/maps, fed to the scanner as it is read.  False with errno: EFBIG
+ * past AFX_MAPS_READ_MAX bytes, ETIME past the deadline. */
+bool afx_read_maps(const char *dir, const struct afx_deadline *by, struct afx_maps *m);
 
 struct afx_threads {
     long count;                 /* threads whose status could be read */
@@ -26,21 +44,23 @@ struct afx_threads {
     char narrowest[256];        /* and its Cpus_allowed_list */
 };
 
-void afx_read_threads(long pid, long online, struct afx_threads *t);
+/* False if the deadline passed before every thread was read. */
+bool afx_read_threads(long pid, long online, const struct afx_deadline *by, struct afx_threads *t);
 
 /* Arenas from the heap headers in DIR/mem: main's and one per first
  * heap (heaps.h).  -1 if the memory cannot be read (with *err the
- * errno of the open that failed, else 0), or not all heaps were kept. */
-long afx_count_target_arenas(const char *dir, const struct afx_maps *m, int *err);
+ * errno of the open that failed, else 0, ETIME past the deadline), or
+ * not all heaps were kept. */
+long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const struct afx_deadline *by, int *err);
 
 /* The systemd unit it runs in (proccgroup.h), from /proc/PID/cgroup;
  * none if that cannot be read. */
-void afx_read_unit(long pid, struct afx_unit *u);
+void afx_read_unit(long pid, const struct afx_deadline *by, struct afx_unit *u);
 
 /* Its initial environment and auxiliary vector (DIR/environ, DIR/auxv):
  * the settings glibc and libarenafix took from them (defaults where
  * unreadable). */
-void afx_read_env(const char *dir, struct afx_env_facts *env);
+void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env_facts *env);
 
 
 #endif

@@ -109,7 +109,7 @@ static int read_name(struct afx_report *r)
     char path[64];
     size_t len;
     snprintf(path, sizeof path, "/proc/%ld/comm", r->pid);
-    char *comm = afx_slurp_max(path, COMM_MAX, &len);
+    char *comm = afx_slurp_max(path, COMM_MAX, &r->deadline, &len);
     if (comm == NULL)
         return errno;
     if (len > 0 && comm[len - 1] == '\n')
@@ -125,7 +125,7 @@ static unsigned long long read_start_time(long pid)
     char path[64];
     unsigned long long t;
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    char *text = afx_slurp_max(path, STAT_MAX, NULL);
+    char *text = afx_slurp_max(path, STAT_MAX, NULL, NULL);
     bool ok = text != NULL && afx_stat_start_time(text, &t);
     free(text);
     return ok ? t : 0;
@@ -147,6 +147,49 @@ static void read_exe(struct afx_report *r, const char *dir)
     r->exe[n > 0 ? n : 0] = '\0';
 }
 
+/* What a report not read whole says of what was not read. */
+static void unread(struct afx_report *r)
+{
+    snprintf(r->probe_note, sizeof r->probe_note, "not probed: not read whole");
+    snprintf(r->glibc, sizeof r->glibc, "unknown");
+    r->state = AFX_GLIBC_UNKNOWN;
+    r->exact = -1;
+    r->mem_err = 0;
+}
+
+/* The rest of it is not read: why in r->unread, which the verdict
+ * rests on.  The unit is still read, if time is left, to name it. */
+static int read_no_further(struct afx_report *r, const char *dir, const char *file, int err)
+{
+    if (err == EFBIG)
+        snprintf(r->unread, sizeof r->unread, "its memory map (%.40s/%.16s) is larger than %ld MiB, more than inspect "
+                 "reads of a process: not judged on a part of it", dir, file, AFX_MAPS_READ_MAX >> 20);
+    else
+        snprintf(r->unread, sizeof r->unread, "reading %.40s/%.16s took longer than %d s, more than inspect spends "
+                 "on a process: not judged on a part of it", dir, file, AFX_READ_SECONDS);
+    unread(r);
+    afx_read_unit(r->pid, &r->deadline, &r->unit);
+    return 0;
+}
+
+void afx_report_skip(struct afx_report *r, const char *why)
+{
+    char dir[64];
+    r->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)r->pid, 0);
+    afx_deadline_in(&r->deadline, AFX_READ_SECONDS);
+    snprintf(dir, sizeof dir, "/proc/%ld", r->pid);
+    if (read_name(r) != 0)
+        r->name[0] = '\0';
+    read_exe(r, dir);
+    snprintf(r->unread, sizeof r->unread, "%s", why);
+    unread(r);
+}
+
+static bool cut_short(int err)
+{
+    return err == EFBIG || err == ETIME;
+}
+
 int afx_report_read(struct afx_report *r, const char **what)
 {
     /* Held while we read: the PID cannot be reused for another process
@@ -156,31 +199,48 @@ int afx_report_read(struct afx_report *r, const char **what)
         *what = "comm";
         return ESRCH;
     }
+    /* From the start: every read after this one counts. */
+    afx_deadline_in(&r->deadline, AFX_READ_SECONDS);
+    r->unread[0] = '\0';
     r->start_time = read_start_time(r->pid);
     r->probe_note[0] = '\0';
     r->untested = false;
     r->probed = false;
     r->state = AFX_GLIBC_UNKNOWN;
+    char top[32], dir[128];
+    snprintf(top, sizeof top, "/proc/%ld", r->pid);
+    snprintf(dir, sizeof dir, "%s", top);
     int err = read_name(r);
+    if (err == ETIME)
+        return read_no_further(r, top, "comm", err);
     if (err != 0) {
         *what = "comm";
         return err;
     }
-    char dir[128];
-    snprintf(dir, sizeof dir, "/proc/%ld", r->pid);
-    if (!afx_read_maps(dir, &r->maps)
-        || (r->maps.lines == 0 && afx_live_thread_dir(r->pid, dir, sizeof dir) && !afx_read_maps(dir, &r->maps))) {
+    if (!afx_read_maps(dir, &r->deadline, &r->maps)
+        || (r->maps.lines == 0 && afx_live_thread_dir(r->pid, &r->deadline, dir, sizeof dir)
+            && !afx_read_maps(dir, &r->deadline, &r->maps))) {
+        err = errno;
         *what = "maps";
-        return errno;
+        if (!cut_short(err))
+            return err;
+        read_exe(r, dir);
+        return read_no_further(r, dir, "maps", err);
     }
     read_exe(r, dir);
     if (r->maps.libc.path[0] == '\0' && r->maps.loader.path[0] == '\0' && r->maps.heaps == 0)
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
 
-    afx_read_threads(r->pid, r->host.online, &r->threads);
-    r->exact = afx_count_target_arenas(dir, &r->maps, &r->mem_err);
-    afx_read_unit(r->pid, &r->unit);
-    afx_read_env(dir, &r->env);
+    if (!afx_read_threads(r->pid, r->host.online, &r->deadline, &r->threads))
+        return read_no_further(r, top, "task/*/status", ETIME);
+    r->exact = afx_count_target_arenas(dir, &r->maps, &r->deadline, &r->mem_err);
+    if (r->mem_err == ETIME)
+        return read_no_further(r, dir, "mem", ETIME);
+    afx_read_unit(r->pid, &r->deadline, &r->unit);
+    afx_read_env(dir, &r->deadline, &r->env);
+    /* Defaults stand for an environment it ran out of time to read. */
+    if (afx_deadline_passed(&r->deadline))
+        return read_no_further(r, dir, "environ", ETIME);
     glibc_version(r);
     return 0;
 }
@@ -208,7 +268,7 @@ void afx_report_judge(struct afx_report *r)
         .arenas = r->exact > 0 ? r->exact : r->maps.heaps + 1, .arenafix = r->maps.arenafix,
         .mode = r->env.arenafix.mode, .arenafix_max = r->env.arenafix.arena_max,
         .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
-        .glibc = r->state, .glibc_untested = r->untested,
+        .glibc = r->state, .glibc_untested = r->untested, .unread = r->unread[0] ? r->unread : NULL,
     };
     r->health = afx_judge_process(&facts, r->why, sizeof r->why);
 }
@@ -238,8 +298,15 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
     afx_json_str(&j, "unit", r->unit.name[0] ? r->unit.name : NULL);
     afx_json_bool(&j, "user_unit", r->unit.user);
-    afx_json_long(&j, "threads", r->threads.count);
-    afx_json_long(&j, "threads_narrowed", r->threads.narrowed);
+    /* Counts of a process not read whole would be a part's. */
+    bool whole = r->unread[0] == '\0';
+    if (whole) {
+        afx_json_long(&j, "threads", r->threads.count);
+        afx_json_long(&j, "threads_narrowed", r->threads.narrowed);
+    } else {
+        afx_json_raw(&j, "threads", "null");
+        afx_json_raw(&j, "threads_narrowed", "null");
+    }
     afx_json_long(&j, "online_cpus", r->host.online);
     afx_json_str(&j, "online_list", r->host.online_list);
     afx_json_str(&j, "isolated_list", r->host.isolated_list);
@@ -252,7 +319,10 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
     afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);
     afx_json_bool(&j, "arena_limit_set", r->env.user_limit);
-    afx_json_long(&j, "arenas_estimated", r->maps.heaps + 1);
+    if (whole)
+        afx_json_long(&j, "arenas_estimated", r->maps.heaps + 1);
+    else
+        afx_json_raw(&j, "arenas_estimated", "null");
     afx_json_long(&j, "arenas_counted", r->exact);
     afx_json_end(&j);
 }

@@ -40,13 +40,22 @@ struct afx_report {
     struct afx_host host;
     enum afx_health health;
     char why[512];
+    struct afx_deadline deadline;   /* for its reads, from afx_report_read */
+    char unread[256];           /* why it was not read whole (too large, too slow); "" if it was */
 };
 
 /* Read process r->pid (r->host already read).  Holds a pidfd from the
  * start, so that afx_report_exited can tell a process that exited
  * while it was read.  0, or the errno of the read that failed with the
- * /proc file it was ("status", "maps") in *what. */
+ * /proc file it was ("status", "maps") in *what.  A process whose maps
+ * is larger than AFX_MAPS_READ_MAX, or that takes longer than
+ * AFX_READ_SECONDS to read, is read no further: 0, with why in
+ * r->unread (its verdict is then cannot tell). */
 int afx_report_read(struct afx_report *r, const char **what);
+
+/* Read only its name and executable, as one not read for why (in
+ * r->unread, which then says it all). */
+void afx_report_skip(struct afx_report *r, const char *why);
 
 /* True if the process has exited (or is a zombie) since
  * afx_report_read opened it: what was read may be another's or none. */

@@ -32,6 +32,7 @@
 #include "proc/procstatus.h"
 #include "readfile.h"
 #include "selfexe.h"
+#include "usertime.h"
 
 /* What became of each process.  Listed: a verdict, or unreadable. */
 struct tally {
@@ -66,6 +67,7 @@ struct scan {
     struct host_glibc glibc;
     struct tally t;
     long listed;
+    struct afx_user_time users;         /* what each user's processes cost */
 };
 
 /* One process at a time: the report is large (its maps). */
@@ -230,12 +232,16 @@ static void list_judged(struct scan *s, const struct afx_report *r)
         return;
     }
     s->listed++;
-    char threads[24], pinned[24], arenas[24];
-    snprintf(threads, sizeof threads, "%ld", r->threads.count);
-    snprintf(pinned, sizeof pinned, "%ld", r->threads.narrowed);
-    snprintf(arenas, sizeof arenas, "%ld", r->exact > 0 ? r->exact : r->maps.heaps + 1);
+    char threads[24] = "-", pinned[24] = "-", arenas[24] = "-";
+    bool whole = r->unread[0] == '\0';
+    if (whole) {
+        snprintf(threads, sizeof threads, "%ld", r->threads.count);
+        snprintf(pinned, sizeof pinned, "%ld", r->threads.narrowed);
+        snprintf(arenas, sizeof arenas, "%ld", r->exact > 0 ? r->exact : r->maps.heaps + 1);
+    }
     printf("%7ld  %-10s %7s %6s %6s  %-7s %-8s " UNIT_COLUMN " %s (%s): %s\n", r->pid, afx_health_names[r->health],
-           threads, pinned, arenas, esc(r->glibc), r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
+           threads, pinned, arenas, esc(r->glibc),
+           whole && r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : "-",
            unit_column(r), esc(r->name), esc(r->exe[0] ? r->exe : "?"), esc(r->why));
 }
 
@@ -244,7 +250,7 @@ static bool is_kernel_thread(long pid, int *err)
     char path[64];
     unsigned long flags;
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    char *stat = afx_slurp_max(path, 64L << 10, NULL);
+    char *stat = afx_slurp_max(path, 64L << 10, NULL, NULL);
     *err = stat == NULL ? errno : 0;
     bool kernel = stat != NULL && afx_stat_flags(stat, &flags) && (flags & AFX_PF_KTHREAD) != 0;
     free(stat);
@@ -254,6 +260,48 @@ static bool is_kernel_thread(long pid, int *err)
 static bool gone(int err)
 {
     return err == ENOENT || err == ESRCH;
+}
+
+static double seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Its real user ID, the one its owner cannot shed. */
+static bool real_uid(long pid, uid_t *uid)
+{
+    char path[64], ids[128], *end;
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    /* Groups: may list 65536 groups. */
+    char *text = afx_slurp_max(path, 1L << 20, NULL, NULL);
+    bool ok = text != NULL && afx_status_field(text, "Uid", ids, sizeof ids);
+    free(text);
+    if (!ok)
+        return false;
+    errno = 0;
+    unsigned long n = strtoul(ids, &end, 10);
+    *uid = (uid_t)n;
+    return errno == 0 && end != ids && (*end == '\t' || *end == ' ') && n == (unsigned long)*uid;
+}
+
+/* A process of a user whose processes have had their time: named, not
+ * read, cannot tell. */
+static void list_skipped(struct scan *s, struct afx_report *r, uid_t uid)
+{
+    char why[200];
+    snprintf(why, sizeof why, "the processes of uid %lu took longer than %d s in all to read, more than inspect "
+             "spends on one user's: not read", (unsigned long)uid, AFX_USER_SECONDS);
+    afx_report_skip(r, why);
+    bool exited = afx_report_exited(r);
+    afx_report_close(r);
+    if (exited) {
+        s->t.gone++;
+        return;
+    }
+    afx_report_judge(r);
+    list_judged(s, r);
 }
 
 static void scan_one(struct scan *s, long pid)
@@ -268,8 +316,17 @@ static void scan_one(struct scan *s, long pid)
         s->t.kernel++;
         return;
     }
+    uid_t uid;
+    bool owned = err == 0 && real_uid(pid, &uid);
+    if (owned && afx_user_time_spent(&s->users, uid)) {
+        list_skipped(s, r, uid);
+        return;
+    }
+    double started = seconds(CLOCK_MONOTONIC);
     if (err == 0)
         err = afx_report_read(r, &what);
+    if (owned)
+        afx_user_time_add(&s->users, uid, seconds(CLOCK_MONOTONIC) - started);
     bool exited = gone(err) || afx_report_exited(r);
     afx_report_close(r);
     if (exited) {
@@ -296,18 +353,22 @@ static void scan_one(struct scan *s, long pid)
         list_unreadable(s, r, why);
         return;
     }
-    if (r->maps.libc.path[0] == '\0') {
+    /* One not read whole is listed whatever the part read says: an
+     * attacker's, or one an operator needs to look at. */
+    bool whole = r->unread[0] == '\0';
+    if (whole && r->maps.libc.path[0] == '\0') {
         s->t.no_glibc++;
         return;
     }
-    if (r->maps.foreign[0] != '\0') {
+    if (whole && r->maps.foreign[0] != '\0') {
         s->t.other_malloc++;
         return;
     }
     judge_glibc(r, &s->glibc);
     afx_report_judge(r);
     /* A lone unpinned thread without the library: no arena to share. */
-    if ((r->health == AFX_FINE || r->health == AFX_UNDETERMINED) && r->threads.count <= 1 && !r->maps.arenafix) {
+    if (whole && (r->health == AFX_FINE || r->health == AFX_UNDETERMINED) && r->threads.count <= 1
+        && !r->maps.arenafix) {
         s->t.single++;
         return;
     }
@@ -374,13 +435,6 @@ static long pid_of(const char *name)
     return *end == '\0' && errno == 0 && pid <= 0x3fffffff ? pid : -1;
 }
 
-static double seconds(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The metrics, to out; the scan's status, or a failure if they could
  * not be written. */
 static int write_prometheus(struct scan *s, int status, double started, FILE *out, struct afx_outfile *file)
@@ -439,6 +493,7 @@ int afx_inspect_all(enum afx_scan_format format, bool probe_host_glibc, const ch
             scan_one(&s, pid);
     }
     closedir(d);
+    afx_user_time_free(&s.users);
     int status = worst_status(&s.t);
     if (format == AFX_SCAN_PROMETHEUS)
         return write_prometheus(&s, status, started, out, output != NULL ? &file : NULL);

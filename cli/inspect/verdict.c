@@ -42,6 +42,10 @@ static const char *advice(const struct afx_process_facts *f)
 enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size)
 {
     bool active = f->arenafix && f->mode != AFX_MODE_OFF;
+    if (f->unread != NULL) {
+        snprintf(why, size, "%s", f->unread);
+        return AFX_UNDETERMINED;
+    }
     if (f->foreign != NULL) {
         snprintf(why, size, "malloc comes from %s: glibc's arena limit does not apply", f->foreign);
         return AFX_FINE;

@@ -23,13 +23,16 @@ struct afx_process_facts {
     const char *foreign;        /* another malloc, or NULL */
     enum afx_glibc_state glibc;
     bool glibc_untested;        /* its glibc was there to test, and was not run (not root's) */
+    const char *unread;         /* why it was not read whole, the reason whole; NULL if it was */
 };
 
 /* Decide, and explain in why (one sentence, no newline): what was seen
  * and what would help this process, given what it already runs with.
  * A process whose glibc went untested is never called fine on its
  * glibc's account: cannot tell, unless it is hit or at risk whatever
- * its glibc, or the limit does not apply (another malloc, a limit set). */
+ * its glibc, or the limit does not apply (another malloc, a limit set).
+ * One not read whole is cannot tell, on that account alone: what was
+ * read of it may be the part that says nothing. */
 enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size);
 
 extern const char *const afx_health_names[];

@@ -30,7 +30,7 @@ static const char *const ns_names[AFX_JAIL_NS] = { "cgroup", "ipc", "net", "uts"
 
 static bool read_creds(const char *path, struct afx_creds *c)
 {
-    char *text = afx_slurp_max(path, STATUS_MAX, NULL);
+    char *text = afx_slurp_max(path, STATUS_MAX, NULL, NULL);
     bool ok = text != NULL && afx_status_creds(text, c);
     free(text);
     return ok;
@@ -105,7 +105,7 @@ static bool open_privileged(struct afx_jail *j, long pid, const struct afx_proc_
     static struct rlimit listed[RLIM_NLIMITS];
     bool found[RLIM_NLIMITS] = { false };
     snprintf(path, sizeof path, "/proc/%ld/limits", pid);
-    char *text = afx_slurp_max(path, LIMITS_MAX, NULL);
+    char *text = afx_slurp_max(path, LIMITS_MAX, NULL, NULL);
     bool parsed = text != NULL && afx_limits_parse(text, listed, found);
     free(text);
     for (int r = 0; r < RLIM_NLIMITS; r++) {

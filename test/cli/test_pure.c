@@ -1,4 +1,5 @@
 /* The command's pure helpers, called directly. */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include "probe/proclimits.h"
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"
+#include "readfile.h"
+#include "inspect/usertime.h"
 #include "inspect/verdict.h"
 
 START_TEST(preload_append)
@@ -152,6 +155,86 @@ END_TEST
 
 /* The start time, the process's identity where there is no pidfd: the
  * 22nd field, counted after the name's last ')' (a name may hold ") 1 2"). */
+/* A process not read whole cannot tell, whatever the part read says,
+ * and the reason is why it was not read. */
+START_TEST(unread_process_cannot_tell)
+{
+    char why[512];
+    struct afx_process_facts f = { .threads = 31, .online = 2, .narrowed = 30, .arenas = 9,
+                                   .glibc = AFX_GLIBC_AFFECTED, .unread = "its memory map is too large" };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_UNDETERMINED);
+    ck_assert_str_eq(why, "its memory map is too large");
+    f = (struct afx_process_facts){ .threads = 2, .online = 2, .arenas = 1, .glibc = AFX_GLIBC_FIXED,
+                                    .unread = "reading it took too long" };
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_UNDETERMINED);
+    f.unread = NULL;
+    ck_assert_int_eq(afx_judge_process(&f, why, sizeof why), AFX_FINE);
+}
+END_TEST
+
+static void count_bytes(void *ctx, const char *piece, size_t len)
+{
+    (void)piece;
+    *(size_t *)ctx += len;
+}
+
+/* A read of another process's /proc ends at its byte bound (EFBIG) and
+ * once its deadline has passed (ETIME, nothing read after); a deadline
+ * an hour away, or none, stops nothing. */
+START_TEST(reads_end_at_their_bounds)
+{
+    struct afx_deadline now, later;
+    size_t fed = 0, len;
+    afx_deadline_in(&now, 0);
+    afx_deadline_in(&later, 3600);
+    ck_assert(afx_deadline_passed(&now) && !afx_deadline_passed(&later) && !afx_deadline_passed(NULL));
+    ck_assert(afx_read_pieces("/proc/self/maps", (size_t)-1, &later, count_bytes, &fed));
+    size_t whole = fed;
+    ck_assert_uint_gt(whole, 1024);
+    fed = 0;
+    errno = 0;
+    ck_assert(!afx_read_pieces("/proc/self/maps", (size_t)-1, &now, count_bytes, &fed));
+    ck_assert_int_eq(errno, ETIME);
+    ck_assert_uint_eq(fed, 0);
+    errno = 0;
+    ck_assert(!afx_read_pieces("/proc/self/maps", 1024, NULL, count_bytes, &fed));
+    ck_assert_int_eq(errno, EFBIG);
+    fed = 0;
+    ck_assert(afx_read_pieces("/proc/self/maps", whole + 4096, NULL, count_bytes, &fed));
+    errno = 0;
+    ck_assert(afx_slurp_max("/proc/self/status", 1 << 20, &now, &len) == NULL);
+    ck_assert_int_eq(errno, ETIME);
+    errno = 0;
+    ck_assert(afx_slurp_max("/proc/self/status", 16, NULL, &len) == NULL);
+    ck_assert_int_eq(errno, EFBIG);
+    char *text = afx_slurp_max("/proc/self/status", 1 << 20, &later, &len);
+    ck_assert(text != NULL && strstr(text, "Uid:") != NULL);
+    free(text);
+}
+END_TEST
+
+/* Each user's account is its own, kept across thousands of users (one
+ * per process, as subordinate IDs allow), and spent at the bound. */
+START_TEST(user_time_accounts)
+{
+    struct afx_user_time t = { 0 };
+    ck_assert(!afx_user_time_spent(&t, 1000));
+    afx_user_time_add(&t, 1000, AFX_USER_SECONDS - 1);
+    ck_assert(!afx_user_time_spent(&t, 1000));
+    for (uid_t u = 100000; u < 165536; u++)
+        afx_user_time_add(&t, u, 0.001);
+    afx_user_time_add(&t, 0, AFX_USER_SECONDS / 2.0);
+    ck_assert(!afx_user_time_spent(&t, 1000) && !afx_user_time_spent(&t, 0) && !afx_user_time_spent(&t, 100000));
+    afx_user_time_add(&t, 1000, 1);
+    ck_assert(afx_user_time_spent(&t, 1000));
+    ck_assert(!afx_user_time_spent(&t, 0) && !afx_user_time_spent(&t, 1001));
+    afx_user_time_add(&t, 165535, AFX_USER_SECONDS);
+    ck_assert(afx_user_time_spent(&t, 165535) && !afx_user_time_spent(&t, 165534));
+    ck_assert_uint_eq(t.count, 65536 + 2);
+    afx_user_time_free(&t);
+}
+END_TEST
+
 START_TEST(stat_start_time)
 {
     unsigned long long t = 0;
@@ -198,6 +281,9 @@ Suite *pure_suite(void)
     tcase_add_test(tc, maps_heaps);
     tcase_add_test(tc, process_verdict);
     tcase_add_test(tc, untested_glibc_is_never_fine);
+    tcase_add_test(tc, unread_process_cannot_tell);
+    tcase_add_test(tc, user_time_accounts);
+    tcase_add_test(tc, reads_end_at_their_bounds);
     tcase_add_test(tc, stat_start_time);
     tcase_add_test(tc, proc_limits);
     suite_add_tcase(s, tc);

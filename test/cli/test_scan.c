@@ -6,11 +6,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -725,6 +729,148 @@ START_TEST(hit_and_at_risk_exit_hit)
 }
 END_TEST
 
+/* ---- a process too large to read ---------------------------------------- */
+
+/* A user's process that maps one file thousands of times under a path
+ * of 3,500 bytes, as anyone may: tens of MB of maps.  A fork of this
+ * test (glibc's, with a second thread), as uid 65534 when run as root;
+ * it exits when stop closes. */
+struct big_map {
+    pid_t pid;
+    int stop;
+    char top[64];       /* the directory the deep path starts in */
+};
+
+#define BIG_MAP_COPIES 6000
+
+static void *big_map_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void big_map_start(struct big_map *b)
+{
+    char path[PATH_MAX], component[251], page[4096] = { 0 };
+    snprintf(b->top, sizeof b->top, "/tmp/arenafix-bigmap-XXXXXX");
+    ck_assert(mkdtemp(b->top) != NULL);
+    ck_assert(chmod(b->top, 0755) == 0);
+    memset(component, 'd', sizeof component - 1);
+    component[sizeof component - 1] = '\0';
+    int len = snprintf(path, sizeof path, "%s", b->top);
+    for (int i = 0; i < 14; i++) {
+        len += snprintf(path + len, sizeof path - (size_t)len, "/%s", component);
+        ck_assert(mkdir(path, 0755) == 0);
+    }
+    snprintf(path + len, sizeof path - (size_t)len, "/mapped");
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ck_assert(fd >= 0 && write(fd, page, sizeof page) == (ssize_t)sizeof page);
+    int ready[2], stop[2];
+    ck_assert(pipe(ready) == 0 && pipe(stop) == 0);
+    b->pid = fork();
+    ck_assert_int_ge(b->pid, 0);
+    if (b->pid == 0) {
+        close(ready[0]);
+        close(stop[1]);
+        /* Offset 0 each time: no two mappings merge into one line. */
+        for (int i = 0; i < BIG_MAP_COPIES; i++)
+            if (mmap(NULL, sizeof page, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+                _exit(2);
+        if (geteuid() == 0
+            && (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0
+                || prctl(PR_SET_DUMPABLE, 1) != 0))
+            _exit(3);
+        pthread_t t;
+        if (pthread_create(&t, NULL, big_map_thread, NULL) != 0 || write(ready[1], "r", 1) != 1)
+            _exit(4);
+        char c;
+        while (read(stop[0], &c, 1) > 0)
+            ;
+        _exit(0);
+    }
+    close(fd);
+    close(ready[1]);
+    close(stop[0]);
+    char c;
+    ck_assert_msg(read(ready[0], &c, 1) == 1, "the process with a large map did not start");
+    close(ready[0]);
+    b->stop = stop[1];
+}
+
+static void big_map_stop(struct big_map *b)
+{
+    struct run r;
+    close(b->stop);
+    waitpid(b->pid, NULL, 0);
+    run(&r, NULL, ARGV("rm", "-rf", b->top));
+    run_free(&r);
+}
+
+/* Its reason, as inspect gives it. */
+static void big_map_reason(const char *text, pid_t pid)
+{
+    char want[128];
+    snprintf(want, sizeof want, "its memory map (/proc/%d/maps) is larger than 8 MiB, more than inspect reads of "
+             "a process", (int)pid);
+    ck_assert_msg(strstr(text, want) != NULL, "want %s in: %.3000s", want, text);
+}
+
+/* A map too large to read whole: that process cannot tell, with why
+ * (inspect PID, and the scan's text, JSON and metrics), and the scan
+ * goes on to judge the others; it ends (the test case's timeout). */
+START_TEST(process_too_large_to_read)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    struct big_map big;
+    struct live other;
+    struct run one, one_json, text, listing, prom;
+    char pid[32];
+    big_map_start(&big);
+    live_start(&other, NULL, ARGV(test_prog("arenawait"), "2"));
+    snprintf(pid, sizeof pid, "%d", (int)big.pid);
+    run(&one, NULL, ARGV(cli(), "inspect", "--no-probe", pid));
+    run(&one_json, NULL, ARGV(cli(), "inspect", "--json", pid));
+    scan_text(&text, NULL);
+    bool json = have_python(__func__);
+    if (json)
+        scan_json(&listing, NULL, NULL);
+    run(&prom, NULL, ARGV(cli(), "inspect", "--all", "--prometheus"));
+    live_stop(&other);
+    big_map_stop(&big);
+
+    ck_assert_status(&one, 5);
+    ck_assert_msg(strstr(one.out, "verdict: cannot tell: ") != NULL, "%s", one.out);
+    big_map_reason(one.out, big.pid);
+    ck_assert_status(&one_json, 5);
+    ck_assert_msg(strstr(one_json.out, "\"verdict\":\"cannot tell\",\"exit_status\":5,") != NULL, "%s",
+                  one_json.out);
+    big_map_reason(one_json.out, big.pid);
+
+    const char *line = line_of(text.out, big.pid);
+    ck_assert_msg(verdict_is(line, "cannot tell"), "pid %d: %s\n%s", (int)big.pid, line, text.out);
+    big_map_reason(line, big.pid);
+    line = line_of(text.out, other.pid);
+    ck_assert_msg(verdict_is(line, "fine"), "pid %d: %s\n%s", (int)other.pid, line, text.out);
+    ck_assert_int_ge(text_consistent(text.out).cannot_tell, 1);
+    if (json) {
+        ck_assert_msg(entry_verdict(entry_of(&listing, big.pid), "cannot tell"), "%s", listing.out);
+        ck_assert_msg(entry_verdict(entry_of(&listing, other.pid), "fine"), "%s", listing.out);
+        run_free(&listing);
+    }
+    long cannot_tell = 0;
+    const char *metric = strstr(prom.out, "\narenafix_processes{verdict=\"cannot_tell\"} ");
+    ck_assert_msg(metric != NULL && sscanf(metric, "\narenafix_processes{verdict=\"cannot_tell\"} %ld", &cannot_tell)
+                      == 1 && cannot_tell >= 1, "%s", prom.out);
+    run_free(&one);
+    run_free(&one_json);
+    run_free(&text);
+    run_free(&prom);
+}
+END_TEST
+
 /* ---- systemd units, in real cgroups -------------------------------------- */
 
 #define CGROUP2_MAGIC 0x63677270
@@ -978,6 +1124,7 @@ Suite *scan_suite(void)
     tcase_add_test(tc, unreadable_process_as_nobody);
     tcase_add_test(tc, unreadable_as_root_names_the_cause);
     tcase_add_test(tc, hit_and_at_risk_exit_hit);
+    tcase_add_test(tc, process_too_large_to_read);
     tcase_add_test(tc, unit_in_cgroup_v2);
     tcase_add_test(tc, unit_in_cgroup_v1_and_user_unit);
     tcase_add_test(tc, hostile_names_escaped);
