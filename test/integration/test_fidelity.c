@@ -58,6 +58,9 @@ static const char *const scenarios[][13] = {
     /* short-lived threads hold no arena: still before glibc's latch */
     { "one", "one", "one", "one", "one", "one", "one", "one", "one", "one", "mallopt:max:2",
       "pinned:20" },
+    /* the same with C11 threads: each is counted only while it runs */
+    { "c11-one", "c11-one", "c11-one", "c11-one", "c11-one", "c11-one", "c11-one", "c11-one",
+      "c11-one", "c11-one", "mallopt:max:2", "pinned:20" },
     /* values mallopt ignores are no choice, and erase none */
     { "mallopt:max:0", "pinned:30" },
     { "mallopt:max:5", "mallopt:max:0", "pinned:30" },
@@ -101,7 +104,7 @@ static bool mallopt_after_arenafix(const char *const *steps)
     long alive = 1;
     bool set = false;
     for (; *steps != NULL && strstr(*steps, "mallopt:") == NULL; steps++) {
-        bool one = strcmp(*steps, "one") == 0;
+        bool one = strcmp(*steps, "one") == 0 || strcmp(*steps, "c11-one") == 0;
         long n = one ? 1 : 0;
         if (strncmp(*steps, "free:", 5) == 0 || strncmp(*steps, "pinned:", 7) == 0)
             n = atol(strchr(*steps, ':') + 1);

@@ -6,6 +6,7 @@
  *   pinned:N        N threads pin themselves to one CPU, malloc, and stay
  *   free:N          N unpinned threads malloc and stay
  *   one             one thread mallocs and exits (joined)
+ *   c11-one         the same, a C11 thread (thrd_create, thrd_join)
  *   mallopt:max:V   mallopt(M_ARENA_MAX, V); libc-mallopt:max:V the same
  *                   through __libc_mallopt; mallopt:test:V M_ARENA_TEST
  *   timer           a SIGEV_THREAD timer fires (glibc's helper thread)
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +79,12 @@ static void *once(void *unused)
     void *volatile p = malloc(200);
     free(p);
     return NULL;
+}
+
+static int once_c11(void *unused)
+{
+    once(unused);
+    return 0;
 }
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -159,6 +167,11 @@ static void step(const char *s)
         if (rc != 0)
             die("pthread_create", rc);
         pthread_join(t, NULL);
+    } else if (strcmp(s, "c11-one") == 0) {
+        thrd_t t;
+        if (thrd_create(&t, once_c11, NULL) != thrd_success)
+            die("thrd_create", EAGAIN);
+        thrd_join(t, NULL);
     } else if (sscanf(s, "mallopt:%63[a-z]:%d", name, &n) == 2)
         mallopt(option(name, -1), n);
     else if (sscanf(s, "libc-mallopt:%63[a-z]:%d", name, &n) == 2)
