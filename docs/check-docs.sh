@@ -97,6 +97,7 @@ tier_of() {
 below() {
     case $1 in check-slow) echo check ;; check-all) echo check-slow ;; esac
 }
+# shellcheck disable=SC2016 # the backticks are Markdown's
 ticks() { grep -oE '`[a-z][a-z0-9-]*`' | tr -d '`'; }
 # table HEADER: the rows of test/README.md's table whose header line
 # starts with HEADER.
@@ -130,9 +131,9 @@ for tier in check check-slow check-all; do
         esac
         listed=$(printf '%s\n' "$listed" | grep -vx "$(below $tier)")
     fi
-    want=$(tier_of $tier | tr ' ' '\n' | grep . | sort)
-    got=$(printf '%s\n' "$listed" | grep . | sort)
-    [ "$want" = "$got" ] || fail $readme "tier $tier lists $(echo $got), the Makefile runs $(echo $want)"
+    want=$(tier_of $tier | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+    got=$(printf '%s\n' "$listed" | grep . | sort | tr '\n' ' ')
+    [ "$want" = "$got" ] || fail $readme "tier $tier lists ${got% }, the Makefile runs ${want% }"
 done
 # The suite table's claims: "TIER" or "TIER (\`target\`, ...)" parts of
 # the tier column, split at ";"; a part without a target covers the
@@ -227,7 +228,7 @@ links() {
 }
 # anchors FILE: the anchors of FILE's headings, as GitHub makes them.
 anchors() {
-    sed -n 's/^#\{1,6\} \{1,\}//p' "$1" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9 _-]//g; s/ /-/g'
+    sed -n 's/^#\{1,6\} \{1,\}//p' "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9 _-]//g; s/ /-/g'
 }
 for md in $(find . -name '*.md' -not -path './build/*' -not -path './.git/*' | sort); do
     dir=$(dirname "$md")
@@ -235,12 +236,12 @@ for md in $(find . -name '*.md' -not -path './build/*' -not -path './.git/*' | s
         [ -e "$dir/$target" ] || fail "${md#./}" "links to $target, which is not in the tree"
     done
     # A link to a heading of another Markdown file: that heading exists.
-    for link in $(grep -oE '\]\([^)#[:space:]]+\.md#[^)[:space:]]+\)' "$md" | sed 's/^](//; s/)$//' |
-            grep -vE '^[a-z]+:'); do
-        target=${link%%#*} anchor=${link#*#}
-        [ -f "$dir/$target" ] && ! anchors "$dir/$target" | grep -qxF "$anchor" &&
-            fail "${md#./}" "links to $link: $target has no heading $anchor"
-    done
+    grep -oE '\]\([^)#[:space:]]+\.md#[^)[:space:]]+\)' "$md" | sed 's/^](//; s/)$//' | grep -vE '^[a-z]+:' |
+        while read -r link; do
+            target=${link%%#*} anchor=${link#*#}
+            [ -f "$dir/$target" ] && ! anchors "$dir/$target" | grep -qxF "$anchor" &&
+                echo "${md#./}: links to $link: $target has no heading $anchor"
+        done | grep . && failed=1
 done
 
 # A package installs its documents side by side in /usr/share/doc/PACKAGE.

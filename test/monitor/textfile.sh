@@ -47,7 +47,7 @@ success=" 0 $(sed -n 's/^SuccessExitStatus=//p' "$unit") "
 # The unit's CapabilityBoundingSet= as setpriv spells it: what systemd
 # leaves the scan (without one, every capability).
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit")
-bounding=-all$(printf '%s\n' $caps | sed -n 's/^CAP_\(.*\)/,+\1/p' | tr -d '\n' | tr 'A-Z' 'a-z')
+bounding=-all$(printf '%s\n' "$caps" | tr ' ' '\n' | sed -n 's/^CAP_\(.*\)/,+\1/p' | tr -d '\n' | tr '[:upper:]' '[:lower:]')
 [ -n "$caps" ] || bounding=+all
 command -v setpriv > /dev/null || skip "no setpriv (util-linux)"
 
