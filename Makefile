@@ -70,21 +70,11 @@ include shim/shim.mk
 -include rpm/rpm.mk
 -include monitor/monitor.mk
 
-# Three tiers (test/README.md lists every suite, what it needs and how
-# long it takes):
-#   make check       the fast tier, after every change: unit, integration
-#                    (system glibc and the first affected one), command,
-#                    benchmark, man pages, exports, real programs, the
-#                    mutation list; about a minute and a half on 2 CPUs.
-#   make check-slow  adds the integration tests on every affected glibc
-#                    at hand with the whole signal flood (check-releases),
-#                    the hardening suite (sanitizers, fuzzing, attacks) and
-#                    the emulated 16-CPU host.
-#   make check-all   adds packaging (check-deb installs packages),
-#                    RPM and cross builds, the emulated affected Debian
-#                    host (check-host, as root) and the Ansible role on
-#                    three systemd hosts (check-fleet, as root): what CI
-#                    runs, the README's test command.
+# Three tiers: make check (the fast tier, CHECK_SUITES, after every
+# change), make check-slow (adds SLOW_SUITES) and make check-all (adds
+# ALL_SUITES; what CI runs).  test/README.md lists every suite, its tier,
+# what it needs and how long it takes; make check-docs fails when that
+# list and these variables disagree.
 # The fast tier's suites run CHECK_JOBS at a time: most of their time is
 # spent waiting for the children they start, and each one's output is
 # shown whole when it ends (-Otarget), as a serial run would show it.
@@ -92,8 +82,10 @@ check:
 	@echo "make check: $(words $(CHECK_SUITES)) suites, $(CHECK_JOBS) at a time; each prints its output when it ends"
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
 
-check-slow: check check-releases check-hard check-vm
-check-all: check-slow check-deb check-rpm check-cross check-host check-fleet
+SLOW_SUITES := check-releases check-hard check-vm
+ALL_SUITES := check-deb check-rpm check-cross check-host check-fleet
+check-slow: check $(SLOW_SUITES)
+check-all: check-slow $(ALL_SUITES)
 
 $(B):
 	mkdir -p $@

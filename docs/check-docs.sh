@@ -5,9 +5,19 @@
 #    has; the two set-up commands for a new machine follow it.
 #  - The runbooks (docs/deploy.md, docs/rollout.md) are instructions: which
 #    check proves what lives in docs/verified.md, not in them.
-#  - Every relative link in the tree's Markdown names a file that exists,
-#    and every link in a document a package ships names a document shipped
-#    beside it (debian/*.docs, the spec's %doc lines).
+#  - The tiers have one source, test/README.md: its tier table lists
+#    exactly the Makefile's CHECK_SUITES, SLOW_SUITES and ALL_SUITES (in
+#    the environment: make check-docs passes them), its suite table has a
+#    row for every folder of test/ and every suite of a tier, with that
+#    tier, and claims no tier the Makefile does not run a suite in; the
+#    paragraphs of docs/testing.md that say what each tier runs name each
+#    of its suites.
+#  - Every `make TARGET` in the tree's Markdown (code blocks and code
+#    spans; HACKING.md's too) and every target in test/README.md's tables
+#    is one the Makefile has.
+#  - Every relative link in the tree's Markdown (HACKING.md's too) names a
+#    file that exists, and every link in a document a package ships names
+#    a document shipped beside it (debian/*.docs, the spec's %doc lines).
 # Run from the top of the tree.  One line per failure; the exit status
 # says whether any.
 set -u
@@ -64,6 +74,151 @@ for book in docs/deploy.md docs/rollout.md; do
     grep -q '](verified.md)' "$book" || fail "$book" "no link to verified.md"
 done
 
+# ---- The tiers: test/README.md against the Makefile ----------------------
+# The Makefile's targets: its database, nothing built (-q).
+targets=" $(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -pRrq -f Makefile afx-no-such-target 2>/dev/null |
+    awk -F: '/^# Not a target/ { skip = 1; next }
+             /^[a-zA-Z0-9][^$#\/\t=]*:([^=]|$)/ && !skip { print $1 }
+             { skip = 0 }' | sort -u | tr '\n' ' ') "
+[ "$targets" != "  " ] || fail Makefile "make -pq lists no target"
+is_target() {
+    case $targets in *" $1 "*) return 0 ;; esac
+    return 1
+}
+# tier_of TIER: the suites the Makefile runs in that tier, beyond the one
+# below it.
+tier_of() {
+    case $1 in
+    check) printf '%s\n' "${AFX_CHECK_SUITES-}" ;;
+    check-slow) printf '%s\n' "${AFX_SLOW_SUITES-}" ;;
+    check-all) printf '%s\n' "${AFX_ALL_SUITES-}" ;;
+    esac
+}
+below() {
+    case $1 in check-slow) echo check ;; check-all) echo check-slow ;; esac
+}
+# shellcheck disable=SC2016 # the backticks are Markdown's
+ticks() { grep -oE '`[a-z][a-z0-9-]*`' | tr -d '`'; }
+# table HEADER: the rows of test/README.md's table whose header line
+# starts with HEADER.
+table() {
+    awk -v h="$1" 'index($0, h) == 1 { on = 1; getline; next }
+                   on && /^\|/ { print; next }
+                   on { exit }' test/README.md
+}
+readme=test/README.md
+if [ -z "${AFX_CHECK_SUITES-}" ] || [ -z "${AFX_SLOW_SUITES-}" ] || [ -z "${AFX_ALL_SUITES-}" ]; then
+    fail "$0" "AFX_CHECK_SUITES, AFX_SLOW_SUITES and AFX_ALL_SUITES are not all set (make check-docs sets them)"
+fi
+tiers=$(table '| tier | command |')
+[ -n "$tiers" ] || fail $readme "no tier table (a header starting '| tier | command |')"
+suites=$(table '| folder | make target(s) | tier |')
+[ -n "$suites" ] || fail $readme "no suite table (a header starting '| folder | make target(s) | tier |')"
+for tier in check check-slow check-all; do
+    row=$(printf '%s\n' "$tiers" | awk -F'|' -v t="$tier" '{ c = $2; gsub(/^ +| +$/, "", c) } c == t')
+    if [ -z "$row" ]; then
+        fail $readme "the tier table has no row for $tier"
+        continue
+    fi
+    cmd=$(printf '%s\n' "$row" | awk -F'|' '{ print $3 }' | tr -d ' ')
+    [ "$cmd" = "\`make$tier\`" ] || fail $readme "tier $tier: its command is $cmd, not \`make $tier\`"
+    runs=$(printf '%s\n' "$row" | awk -F'|' '{ print $4 }')
+    listed=$(printf '%s\n' "$runs" | ticks)
+    if [ -n "$(below $tier)" ]; then
+        case $runs in
+        *"\`$(below $tier)\` + "*) ;;
+        *) fail $readme "tier $tier: its suites do not start with \`$(below $tier)\` +" ;;
+        esac
+        listed=$(printf '%s\n' "$listed" | grep -vx "$(below $tier)")
+    fi
+    want=$(tier_of $tier | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+    got=$(printf '%s\n' "$listed" | grep . | sort | tr '\n' ' ')
+    [ "$want" = "$got" ] || fail $readme "tier $tier lists ${got% }, the Makefile runs ${want% }"
+done
+# The suite table's claims: "TIER" or "TIER (\`target\`, ...)" parts of
+# the tier column, split at ";"; a part without a target covers the
+# row's targets (those of its target column outside parentheses, which
+# hold the parts of a target) that no other part names.
+claims=$(printf '%s\n' "$suites" | awk -F'|' '{
+    n = 0; delete t
+    s = $3
+    gsub(/\([^)]*\)/, "", s)
+    while (match(s, /`[a-z][a-z0-9-]*`/)) { t[++n] = substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) }
+    m = split($4, part, ";")
+    delete named
+    for (i = 1; i <= m; i++) {
+        s = part[i]
+        while (match(s, /`[a-z][a-z0-9-]*`/)) { named[substr(s, RSTART + 1, RLENGTH - 2)] = 1; s = substr(s, RSTART + RLENGTH) }
+    }
+    for (i = 1; i <= m; i++) {
+        p = part[i]; sub(/^ +/, "", p)
+        if (!match(p, /^check(-slow|-all)?([ (]|$)/)) continue
+        tier = p; sub(/[ (].*/, "", tier)
+        s = p; k = 0
+        while (match(s, /`[a-z][a-z0-9-]*`/)) { print substr(s, RSTART + 1, RLENGTH - 2), tier; k++; s = substr(s, RSTART + RLENGTH) }
+        if (k == 0) for (j = 1; j <= n; j++) if (!(t[j] in named)) print t[j], tier
+    }
+}')
+for tier in check check-slow check-all; do
+    for suite in $(tier_of $tier); do
+        printf '%s\n' "$claims" | grep -qx "$suite $tier" ||
+            fail $readme "make $tier runs $suite, which no row of the suite table puts in tier $tier"
+    done
+done
+printf '%s\n' "$claims" | while read -r suite tier; do
+    case " $(tier_of "$tier") " in
+    *" $suite "*) ;;
+    *) echo "$readme: the suite table puts $suite in tier $tier, which the Makefile does not run it in" ;;
+    esac
+done | grep . && failed=1
+for target in $(printf '%s\n' "$tiers" "$suites" | awk -F'|' '{ print $3, $4 }' | ticks | sort -u); do
+    is_target "$target" || fail $readme "names \`$target\`, which is no target of the Makefile"
+done
+printf '%s\n' "$suites" | awk -F'|' '$3 !~ /`[a-z][a-z0-9-]*`/ { print $2 }' | while read -r row; do
+    echo "$readme: the suite table's row $row names no make target"
+done | grep . && failed=1
+for dir in test/*/; do
+    dir=${dir%/}
+    printf '%s\n' "$suites" | awk -F'|' -v d="$dir" '{ c = $2; gsub(/^ +| +$/, "", c) } c == d { found = 1 } END { exit !found }' ||
+        fail $readme "the suite table has no row for $dir"
+done
+# docs/testing.md: what each tier runs, in prose; each suite named.
+for tier in check check-slow check-all; do
+    verb=adds
+    [ $tier = check ] && verb=runs
+    para=$(awk -v s="\`make $tier\` $verb" 'index($0, s) == 1 { on = 1 } on && /^$/ { exit } on' docs/testing.md)
+    if [ -z "$para" ]; then
+        fail docs/testing.md "no paragraph starting \`make $tier\` $verb"
+        continue
+    fi
+    for suite in $(tier_of $tier); do
+        printf '%s\n' "$para" | tr '\n' ' ' | grep -q -e "\`$suite\`" -e "\`make $suite\`" ||
+            fail docs/testing.md "the paragraph on \`make $tier\` does not name \`$suite\`, which it runs"
+    done
+done
+
+# ---- make commands in the Markdown ----------------------------------------
+# The code of each file (fenced and indented blocks, code spans), then
+# each `make` in it and the targets after it: words until one that is not
+# an option, a VAR=value or a target's name.
+for md in $(find . -name '*.md' -not -path './build/*' -not -path './.git/*' | sort); do
+    awk '/^ *```/ { fence = !fence; next }
+         fence || /^    / { print; next }
+         { s = $0; while (match(s, /`[^`]+`/)) { print substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) } }' "$md" |
+        sed 's/#.*//' | awk '{
+            for (i = 1; i <= NF; i++) {
+                if ($i != "make") continue
+                for (j = i + 1; j <= NF; j++) {
+                    if ($j ~ /^-/ || $j ~ /=/) continue
+                    if ($j !~ /^[a-z][a-z0-9-]*$/) break
+                    print $j
+                }
+            }
+        }' | sort -u | while read -r target; do
+            is_target "$target" || echo "${md#./}: runs make $target, which is no target of the Makefile"
+        done
+done | grep . && failed=1
+
 # ---- Links --------------------------------------------------------------
 # links FILE: the relative targets of FILE's Markdown links, one a line,
 # without their #anchor.
@@ -71,11 +226,22 @@ links() {
     grep -oE '\]\([^)[:space:]]+\)' "$1" | sed 's/^](//; s/)$//; s/#.*//' |
         grep -vE '^(|[a-z]+:.*)$' || true
 }
+# anchors FILE: the anchors of FILE's headings, as GitHub makes them.
+anchors() {
+    sed -n 's/^#\{1,6\} \{1,\}//p' "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9 _-]//g; s/ /-/g'
+}
 for md in $(find . -name '*.md' -not -path './build/*' -not -path './.git/*' | sort); do
     dir=$(dirname "$md")
     for target in $(links "$md"); do
         [ -e "$dir/$target" ] || fail "${md#./}" "links to $target, which is not in the tree"
     done
+    # A link to a heading of another Markdown file: that heading exists.
+    grep -oE '\]\([^)#[:space:]]+\.md#[^)[:space:]]+\)' "$md" | sed 's/^](//; s/)$//' | grep -vE '^[a-z]+:' |
+        while read -r link; do
+            target=${link%%#*} anchor=${link#*#}
+            [ -f "$dir/$target" ] && ! anchors "$dir/$target" | grep -qxF "$anchor" &&
+                echo "${md#./}: links to $link: $target has no heading $anchor"
+        done | grep . && failed=1
 done
 
 # A package installs its documents side by side in /usr/share/doc/PACKAGE.
@@ -98,5 +264,5 @@ shipped | while IFS=: read -r pkg list; do
     done
 done | grep . && failed=1
 
-[ $failed -eq 0 ] && echo "docs: the README's first screen, the runbooks and every link hold"
+[ $failed -eq 0 ] && echo "docs: the README's first screen, the runbooks, the tiers, every make command and every link hold"
 exit $failed

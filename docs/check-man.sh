@@ -1,9 +1,11 @@
 #!/bin/sh
 # check-man.sh BENCH PAGE...: each manual page renders with groff and man
-# without a warning and carries a full date (YYYY-MM-DD) in .TH, and
+# without a warning, carries a full date (YYYY-MM-DD) in .TH and, as its
+# source, "arenafix $AFX_VERSION" (the Makefile's VERSION), and
 # arenafix-bench(1) lists, under OPTIONS, every option that BENCH --help
 # prints.  One line per failure; the exit status says whether any.
 set -u
+version=${AFX_VERSION:?AFX_VERSION: the VERSION of the Makefile (make check-man sets it)}
 bench=$1
 shift
 failed=0
@@ -25,6 +27,9 @@ for page in "$@"; do
         ;;
     *) fail "$page" ".TH date '$date' is not YYYY-MM-DD (man(7): the date of the last change)" ;;
     esac
+    # Its fourth argument, the source: the release it documents.
+    grep -q "^\.TH .* \"arenafix $version\" " "$page" ||
+        fail "$page" ".TH does not name \"arenafix $version\", the Makefile's VERSION: $(grep -m 1 '^\.TH' "$page")"
 done
 
 # The benchmark's page is written by hand, not made from --help: a new

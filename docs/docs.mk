@@ -1,21 +1,24 @@
 # The manual: arenafix(1), libarenafix(7), arenafix-bench(1), all three
 # written here (none is made by running a built program, which a cross
 # build cannot do).  `make check-man` renders them as man(1) and groff do
-# and fails on any warning, on a .TH date that is not YYYY-MM-DD, and on an
-# option of arenafix-bench --help that its page lacks.  `make check-docs`
-# checks the README's first screen, the runbooks and every link
-# (docs/check-docs.sh says what).
+# and fails on any warning, on a .TH date that is not YYYY-MM-DD or a .TH
+# source that is not "arenafix $(VERSION)", and on an option of
+# arenafix-bench --help that its page lacks.  `make check-docs`
+# checks the README's first screen, the runbooks, the tiers of
+# test/README.md against the Makefile's, every `make` command and every
+# link (docs/check-docs.sh says what).
 
 MAN_PAGES := docs/arenafix.1 docs/libarenafix.7 docs/arenafix-bench.1
 
 .PHONY: check-man check-docs install-man uninstall-man
 CHECK_SUITES += check-man check-docs
 check-man: $(MAN_PAGES) $(BENCH_BIN)
-	@sh docs/check-man.sh $(BENCH_BIN) $(MAN_PAGES)
-	@echo "man pages: no warnings, dated, every option of arenafix-bench listed"
+	@AFX_VERSION=$(VERSION) sh docs/check-man.sh $(BENCH_BIN) $(MAN_PAGES)
+	@echo "man pages: no warnings, dated, version $(VERSION), every option of arenafix-bench listed"
 
 check-docs: $(CLI_BIN)
-	@sh docs/check-docs.sh $(CLI_BIN)
+	@AFX_CHECK_SUITES='$(CHECK_SUITES)' AFX_SLOW_SUITES='$(SLOW_SUITES)' AFX_ALL_SUITES='$(ALL_SUITES)' \
+	    MAKE='$(MAKE)' sh docs/check-docs.sh $(CLI_BIN)
 
 install: install-man
 uninstall: uninstall-man

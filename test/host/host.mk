@@ -47,5 +47,5 @@ check-host: $(SHIM_LIB) $(CLI_BIN) $(HOST_PROGS) $(B)/test/fixedarenas
 	sh test/host/mkimage.sh $(HOST) $(HOST)/rootfs.tar $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC))) \
 	    $(HOST)/deb-v1 $(HOST)/deb-v2/ $(HOST)/progs-payload; \
 	t3=$$(date +%s); echo "check-host: disk image made in $$((t3 - t2)) s"; \
-	AFX_FIXEDARENAS=$(abspath $(B)/test/fixedarenas) python3 test/host/run.py --kernel $(VM)/vmlinuz --initrd $(HOST)/initrd.gz \
+	AFX_FIXEDARENAS=$(abspath $(B)/test/fixedarenas) AFX_TEXTFILE_EXPOSURE_MAX=$(TEXTFILE_EXPOSURE_MAX) python3 test/host/run.py --kernel $(VM)/vmlinuz --initrd $(HOST)/initrd.gz \
 	    --disk $(HOST)/disk.img --logdir $(HOST)

@@ -39,6 +39,10 @@ HOUSEKEEPING = "0-1"
 ISOLATED = "2-%d" % (CPUS - 1)
 CONTAINER_CPUS = "4-5"         # check.sh's cpuset
 SERVICE_CPUS = "0-7"           # afx-pinned.service's CPUAffinity=
+# The bound check-monitor holds the unit file to (monitor/monitor.mk,
+# TEXTFILE_EXPOSURE_MAX), here under the booted systemd.
+TEXTFILE_EXPOSURE_MAX = float(os.environ.get("AFX_TEXTFILE_EXPOSURE_MAX") or
+                              sys.exit("check-host: AFX_TEXTFILE_EXPOSURE_MAX is not set (make check-host sets it)"))
 BOOT_TIMEOUT_S = {"main": 1500, "preload": 600, "isol": 600}
 
 # What the dynamic loader does to read /etc/ld.so.preload and map one more
@@ -148,8 +152,19 @@ def judge_main(r, s):
             s.fact("textfile-units", "enabled") == "disabled" and s.fact("textfile-units", "active") == "inactive"
             and s.fact("textfile-units", "verify") == "0",
             " ".join(s.facts.get("_raw_textfile-units", ["no line"])))
-    r.check("monitoring: the packaged service writes the hit service's series, the affected glibc and the library",
+    exposure = s.fact("textfile-security", "exposure")
+    r.check("monitoring: systemd-analyze security scores the metrics service's sandbox at most %.1f" % TEXTFILE_EXPOSURE_MAX,
+            exposure is not None and re.fullmatch(r"[0-9]+(\.[0-9]+)?", exposure) is not None
+            and float(exposure) <= TEXTFILE_EXPOSURE_MAX,
+            " ".join(s.facts.get("_raw_textfile-security", ["no line"])))
+    r.check("monitoring: a hit service of another user's (uid 65534) is running",
+            s.fact("nobody-start", "rc") == "0" and s.fact("nobody-start", "active") == "active"
+            and s.fact("nobody-start", "uid") == "65534",
+            " ".join(s.facts.get("_raw_nobody-start", ["no line"])))
+    r.check("monitoring: the sandboxed service writes root's and the other user's hit series, the affected glibc "
+            "and the library, and reads every process",
             s.fact("textfile-before", "result") == "success" and s.fact("textfile-before", "hit") == "1"
+            and s.fact("textfile-before", "nobody") == "1" and s.fact("textfile-before", "unreadable") == "0"
             and s.fact("textfile-before", "affected") == "1" and s.fact("textfile-before", "library") == "1",
             " ".join(s.facts.get("_raw_textfile-before", ["no line"])))
     r.check("monitoring: after the rollout the service's hit series is gone",

@@ -3,9 +3,10 @@
 #
 #   textfile.sh CLI LIBRARY ARENAWAIT UNIT_FILE
 #
-# A hit process (arenawait's 30 pinned threads on the affected glibc);
-# the service's own command line, read from UNIT_FILE, writes the
-# textfile into a directory of the test's; prometheus-node-exporter
+# A hit process of another user (arenawait's 30 pinned threads on the
+# affected glibc, as nobody); the service's own command line, read from
+# UNIT_FILE, with the unit's capability bounding set and no new
+# privileges, writes the textfile into a directory of the test's; prometheus-node-exporter
 # serves it on 127.0.0.1 and /metrics must show the hit series.  Then
 # the process runs again with LIBRARY preloaded, the textfile is written
 # again, and the hit series must be gone and the fine count higher.
@@ -43,6 +44,12 @@ case $exec_start in
 *) fail "$unit: ExecStart is not /usr/bin/arenafix ... $dir_prod/...: $exec_start" ;;
 esac
 success=" 0 $(sed -n 's/^SuccessExitStatus=//p' "$unit") "
+# The unit's CapabilityBoundingSet= as setpriv spells it: what systemd
+# leaves the scan (without one, every capability).
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit")
+bounding=-all$(printf '%s\n' "$caps" | tr ' ' '\n' | sed -n 's/^CAP_\(.*\)/,+\1/p' | tr -d '\n' | tr '[:upper:]' '[:lower:]')
+[ -n "$caps" ] || bounding=+all
+command -v setpriv > /dev/null || skip "no setpriv (util-linux)"
 
 tmp=$(mktemp -d /tmp/arenafix-monitor-XXXXXX)
 chmod 755 "$tmp"
@@ -67,9 +74,9 @@ start() {
     rm -f "$tmp/hold" "$tmp/proc.out"
     mkfifo "$tmp/hold"
     if [ -n "$1" ]; then
-        LD_PRELOAD=$1 "$tmp/afxmonhit" --library-path "$g" "$arenawait" 30 pinned < "$tmp/hold" > "$tmp/proc.out" &
+        LD_PRELOAD=$1 setpriv --reuid 65534 --regid 65534 --clear-groups "$tmp/afxmonhit" --library-path "$g" "$arenawait" 30 pinned < "$tmp/hold" > "$tmp/proc.out" &
     else
-        "$tmp/afxmonhit" --library-path "$g" "$arenawait" 30 pinned < "$tmp/hold" > "$tmp/proc.out" &
+        setpriv --reuid 65534 --regid 65534 --clear-groups "$tmp/afxmonhit" --library-path "$g" "$arenawait" 30 pinned < "$tmp/hold" > "$tmp/proc.out" &
     fi
     proc=$!
     exec 3> "$tmp/hold"
@@ -85,11 +92,12 @@ stop() {
     proc=
 }
 
-# The service's ExecStart, as systemd would run it (no shell: its words).
+# The service's ExecStart, as systemd would run it (no shell: its words;
+# the unit's capabilities).
 write_textfile() {
     cmd=$(printf '%s\n' "$exec_start" | sed "s#^/usr/bin/arenafix #$cli #; s#$dir_prod/#$tmp/textfile/#")
     # shellcheck disable=SC2086 # the unit's words, split as systemd splits these
-    $cmd > "$tmp/scan.out" 2> "$tmp/scan.err"
+    setpriv --bounding-set "$bounding" --no-new-privs $cmd > "$tmp/scan.out" 2> "$tmp/scan.err"
     rc=$?
     case $success in
     *" $rc "*) ;;
@@ -133,7 +141,7 @@ fine() {
 # node_exporter serves the labels sorted by name.
 grep -q '^node_textfile_scrape_error 0$' "$tmp/before" || fail "node_exporter could not read the textfile"
 grep -q '^arenafix_process_verdict{comm="afxmonhit",unit="[^"]*",verdict="hit"} 1$' "$tmp/before" ||
-    fail "no hit series for afxmonhit in the first scrape"
+    fail "no hit series for nobody's afxmonhit in the first scrape (the unit's capabilities: $bounding)"
 grep -q '^arenafix_processes{verdict="hit"} [1-9]' "$tmp/before" || fail "no hit process counted"
 grep -q "^arenafix_process_verdict{.*comm=\"afxmonhit\"" "$tmp/after" && fail "afxmonhit still has a series after the fix"
 [ "$(fine "$tmp/after")" -gt "$(fine "$tmp/before")" ] || fail "the fine count did not rise: $(fine "$tmp/before") then $(fine "$tmp/after")"

@@ -54,13 +54,16 @@ kv() { printf '%s\n' "$1" | tr ' ' '\n' | grep '=' | tr '\n' ' '; }
 mainpid() { systemctl show -p MainPID --value "$1"; }
 
 # textfile TAG: run the packaged metrics service once, as its timer
-# would, and report its result and what it wrote of afx-pinned.service.
+# would, and report its result and what it wrote of afx-pinned.service
+# (root's) and afx-nobody.service (another user's, when it runs).
 PROM=/var/lib/prometheus/node-exporter/arenafix.prom
 textfile() {
     systemctl start arenafix-textfile.service
     rc=$?
     out "AFX $1 rc=$rc result=$(systemctl show -p Result --value arenafix-textfile.service) $(
         printf 'hit=%s ' "$(grep -c '^arenafix_process_verdict{unit="afx-pinned[.]service",comm="pinnedd",verdict="hit"} 1$' $PROM)"
+        printf 'nobody=%s ' "$(grep -c '^arenafix_process_verdict{unit="afx-nobody[.]service",comm="pinnedd",verdict="hit"} 1$' $PROM)"
+        printf 'unreadable=%s ' "$(sed -n 's/^arenafix_processes{verdict="unreadable"} //p' $PROM)"
         printf 'affected=%s ' "$(grep -c '^arenafix_glibc_affected{.*} 1$' $PROM)"
         printf 'library=%s' "$(grep -c '^arenafix_library_installed{.*} 1$' $PROM)")"
 }
@@ -121,13 +124,23 @@ stage_main() {
     json probe arenafix probe --json
     # The metrics timer ships off; its service is a valid unit.
     out "AFX textfile-units enabled=$(systemctl is-enabled arenafix-textfile.timer 2>&1) active=$(systemctl is-active arenafix-textfile.timer 2>&1) verify=$(systemd-analyze verify --man=no arenafix-textfile.service arenafix-textfile.timer >/tmp/verify.log 2>&1; echo $?) $(head -c 300 /tmp/verify.log | tr '\n' ' ')"
+    # Its sandbox, as systemd scores it.
+    out "AFX textfile-security $(systemd-analyze security arenafix-textfile.service 2>&1 |
+        sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) \([A-Z]*\).*/exposure=\1 level=\2/p')"
     mkdir -p ${PROM%/*}
 
     # 0. and 1.: before the rollout.
     restart afx-pinned restart-before
     inspect_unit inspect-before afx-pinned
     json scan-before arenafix inspect --all --json
+    # The same workload as another user: the sandboxed scan must still
+    # read it.
+    systemd-run --quiet --unit=afx-nobody --uid=65534 --gid=65534 -p Type=notify -p NotifyAccess=main \
+        -p CPUAffinity=0-7 "$PROGS/pinnedd" --threads $THREADS
+    rc=$?
+    out "AFX nobody-start rc=$rc active=$(systemctl is-active afx-nobody.service) uid=$(stat -c %u "/proc/$(mainpid afx-nobody.service)")"
     textfile textfile-before
+    systemctl stop afx-nobody.service
     # The operator's view of the same scan: the service's row names its
     # unit, and the scan ends with the commands that fix it.
     arenafix inspect --all >/tmp/scan.txt 2>&1
