@@ -7,10 +7,12 @@
  *                     library calls), so the others' threads would run
  *                     meanwhile
  *   moments readers   5 spawners that start one worker each at the same
- *                     moment: each creation's read of /proc/self/stat is
- *                     held until all 5 have read (a read of its own), so
- *                     all saw the same count; once those workers have
- *                     malloced, 5 more spawners start 5 workers each
+ *                     moment: each creation that counts arenas (a
+ *                     malloc_info of its own, after the library counted
+ *                     its threads) is held until all 5 are counting, or
+ *                     200 ms, so all saw the same count; once those
+ *                     workers have malloced, 5 more spawners start 5
+ *                     workers each
  *   moments fork      a thread forks while the main thread is in the
  *                     middle of setting the limit (held in malloc_info);
  *                     the child starts 30 threads that pin themselves and
@@ -160,11 +162,18 @@ typedef int malloc_info_fn(int, FILE *);
 static atomic_int hold_malloc_info;   /* 1: hold the next call 100 ms; 2: fork then */
 static sem_t fork_now, forked;
 
+static atomic_int readers_waiting = -1;   /* >= 0: hold the creations' counts */
+
 int malloc_info(int options, FILE *f)
 {
     static malloc_info_fn *real;
     if (real == NULL)
         real = (malloc_info_fn *)dlsym(RTLD_NEXT, "malloc_info");
+    if (creating && atomic_load(&readers_waiting) >= 0) {
+        atomic_fetch_add(&readers_waiting, 1);
+        for (int i = 0; i < 200 && atomic_load(&readers_waiting) < 5; i++)
+            sleep_ms(1);
+    }
     int expected = 1;
     if (creating && atomic_compare_exchange_strong(&hold_malloc_info, &expected, 0))
         sleep_ms(100);
@@ -175,25 +184,6 @@ int malloc_info(int options, FILE *f)
             ;
     }
     return real(options, f);
-}
-
-static atomic_int readers_waiting = -1;   /* >= 0: hold reads of /proc/self/stat */
-
-ssize_t read(int fd, void *buf, size_t n)
-{
-    ssize_t got = syscall(SYS_read, fd, buf, n);
-    if (creating && atomic_load(&readers_waiting) >= 0) {
-        char link[64], path[64];
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        ssize_t len = readlink(link, path, sizeof path - 1);
-        /* Held after the read, so that all 5 saw the same count. */
-        if (len > 5 && (path[len] = '\0', strcmp(path + len - 5, "/stat") == 0)) {
-            atomic_fetch_add(&readers_waiting, 1);
-            for (int i = 0; i < 2000 && atomic_load(&readers_waiting) < 5; i++)
-                sleep_ms(1);
-        }
-    }
-    return got;
 }
 
 /* ---- the moments ------------------------------------------------------ */
