@@ -1,8 +1,10 @@
 #include "touch.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,18 +75,27 @@ struct start {
         int (*c11)(void *);
     } routine;
     void *arg;
+    atomic_uint *handed;                    /* in the creator's frame: set once the
+                                               thread is back on its birth mask */
     unsigned char wide[AFX_MASK_BYTES];     /* the mask to malloc on */
     unsigned char birth[AFX_MASK_BYTES];    /* the one glibc gave the thread */
 };
 
-/* The attribute's CPU set, if it has one narrower than "all" (glibc
- * reports an unset one as all bits set).  *set is buf, or a heap copy
+/* The attribute's CPU set, if it has one.  *set is buf, or a heap copy
  * for sets larger than buf (hosts with more than 8192 CPUs) that the
  * caller frees. */
 static bool attr_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigned char **set,
                         size_t *size)
 {
     if (attr == NULL)
+        return false;
+    /* glibc fails a read shorter than the attribute's set only where a
+     * byte beyond it has a CPU: a read of zero bytes succeeds for an
+     * attribute without a set (most of them), at the cost of a call,
+     * where a full one would fill the buffer with ones to be compared.
+     * A set with no CPU at all fails the create in the kernel, touched
+     * or not. */
+    if (pthread_attr_getaffinity_np(attr, 0, (cpu_set_t *)buf) == 0)
         return false;
     size_t n = AFX_MASK_BYTES;
     unsigned char *p = buf;
@@ -97,10 +108,7 @@ static bool attr_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigned
         if ((p = malloc(n)) == NULL)
             return false;
     }
-    bool narrow = false;
-    for (size_t i = 0; rc == 0 && i < n && !narrow; i++)
-        narrow = p[i] != 0xff;
-    if (!narrow) {
+    if (rc != 0) {
         if (p != buf)
             free(p);
         return false;
@@ -126,15 +134,24 @@ static bool birth_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigne
     return found;
 }
 
-/* CPUs of WIDE (AFX_MASK_BYTES) that SET also has.  Counted a word at a
- * time (afx_mask_count): a count per byte is a library call per byte
- * where the compiler may not use popcnt (21,000 instructions a thread). */
+/* CPUs of WIDE (AFX_MASK_BYTES) that SET (SIZE bytes) also has, a word
+ * at a time: a byte at a time over a whole mask costs thousands of
+ * instructions a thread. */
 static long common(const unsigned char *wide, const unsigned char *set, size_t size)
 {
-    unsigned char both[AFX_MASK_BYTES] = { 0 };
-    for (size_t i = 0; i < AFX_MASK_BYTES && i < size; i++)
-        both[i] = wide[i] & set[i];
-    return afx_mask_count(both, sizeof both);
+    long n = 0;
+    size_t end = size < AFX_MASK_BYTES ? size : AFX_MASK_BYTES;
+    size_t i = 0;
+    for (; i + sizeof(unsigned long) <= end; i += sizeof(unsigned long)) {
+        unsigned long w, t;
+        __builtin_memcpy(&w, wide + i, sizeof w);
+        __builtin_memcpy(&t, set + i, sizeof t);
+        if ((w & t) != 0)
+            n += __builtin_popcountl(w & t);
+    }
+    for (; i < end; i++)
+        n += __builtin_popcount((unsigned)(wide[i] & set[i]));
+    return n;
 }
 
 /* The block for a thread that would be born on a mask narrower than the
@@ -167,12 +184,39 @@ static struct start *block_if_born_narrow(const pthread_attr_t *attr, bool attr_
     return s;
 }
 
+/* The hand-off between a thread born narrow and its creator: the
+ * creator returns from pthread_create only once the thread is back on
+ * its birth mask, as glibc's returns once it has set it.  A creator's
+ * pthread_setaffinity_np on the new thread, or its reading of the mask,
+ * then comes after the touch, never inside it.  System calls only: the
+ * word is in the creator's frame, which may be gone as soon as it is
+ * set (a wake-up on an address no one waits on wakes no one). */
+static void hand_off(atomic_uint *handed)
+{
+    atomic_store_explicit(handed, 1, memory_order_release);
+    afx_syscall(SYS_futex, handed, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wait_for_hand_off(atomic_uint *handed)
+{
+    int saved = errno;
+    while (atomic_load_explicit(handed, memory_order_acquire) == 0)
+        afx_syscall(SYS_futex, handed, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    errno = saved;
+}
+
 /* In the new thread, before its routine: malloc on the wide mask, take
- * the birth mask back, free the block.  Not inlined, so that its frame
- * is gone when the routine runs. */
+ * the birth mask back, free the block, hand off to the creator.  Signals
+ * are blocked meanwhile: a handler that sets the thread's mask would
+ * otherwise see it taken back.  Not inlined, so that its frame is gone
+ * when the routine runs. */
 __attribute__((noinline)) static void touch_at_birth(struct start *s)
 {
     int saved = errno;
+    atomic_uint *handed = s->handed;
+    sigset_t all, old;
+    sigfillset(&all);
+    bool blocked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
     /* A signal handler's affinity call in this window only forwards. */
     if (afx_enter()) {
         touched = true;
@@ -183,7 +227,10 @@ __attribute__((noinline)) static void touch_at_birth(struct start *s)
         }
         afx_leave();
     }
+    if (blocked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(s);
+    hand_off(handed);
     errno = saved;
 }
 
@@ -225,11 +272,15 @@ int afx_touch_create(afx_create_fn *create, bool old_attr, pthread_t *thread,
     errno = errno_in;
     if (s == NULL)
         return create(thread, attr, routine, arg);
+    atomic_uint handed = 0;
     s->routine.posix = routine;
     s->arg = arg;
+    s->handed = &handed;
     int rc = create(thread, attr, posix_trampoline, s);
     if (rc != 0)
         discard(s);
+    else
+        wait_for_hand_off(&handed);
     return rc;
 }
 
@@ -240,11 +291,15 @@ int afx_touch_thrd_create(afx_thrd_create_fn *create, thrd_t *thread, thrd_start
     errno = errno_in;
     if (s == NULL)
         return create(thread, routine, arg);
+    atomic_uint handed = 0;
     s->routine.c11 = routine;
     s->arg = arg;
+    s->handed = &handed;
     int rc = create(thread, c11_trampoline, s);
     if (rc != thrd_success)
         discard(s);
+    else
+        wait_for_hand_off(&handed);
     return rc;
 }
 
