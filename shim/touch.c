@@ -67,16 +67,18 @@ static int set_own_mask(size_t size, const void *set)
 
 /* ---- born narrow: the trampoline ---------------------------------- */
 
-/* Allocated by the creator, freed by the thread before its routine
- * runs: nothing of the touch stays on the stack under the routine. */
+/* Allocated by the creator and freed by it once the thread has handed
+ * off: nothing of the touch stays on the stack under the routine, and a
+ * creator that never comes back from its wait (a handler that jumps out
+ * of pthread_create) leaves a block behind, not a write into a dead
+ * frame. */
 struct start {
     union {
         void *(*posix)(void *);
         int (*c11)(void *);
     } routine;
     void *arg;
-    atomic_uint *handed;                    /* in the creator's frame: set once the
-                                               thread is back on its birth mask */
+    atomic_uint handed;                     /* set once the thread is back on its birth mask */
     unsigned char wide[AFX_MASK_BYTES];     /* the mask to malloc on */
     unsigned char birth[AFX_MASK_BYTES];    /* the one glibc gave the thread */
 };
@@ -188,9 +190,10 @@ static struct start *block_if_born_narrow(const pthread_attr_t *attr, bool attr_
  * creator returns from pthread_create only once the thread is back on
  * its birth mask, as glibc's returns once it has set it.  A creator's
  * pthread_setaffinity_np on the new thread, or its reading of the mask,
- * then comes after the touch, never inside it.  System calls only: the
- * word is in the creator's frame, which may be gone as soon as it is
- * set (a wake-up on an address no one waits on wakes no one). */
+ * then comes after the touch, never inside it.  The thread reads nothing
+ * of the block once the word is set: the creator may free it at once (a
+ * private wake-up reads no memory, and one on an address no one waits on
+ * wakes no one). */
 static void hand_off(atomic_uint *handed)
 {
     atomic_store_explicit(handed, 1, memory_order_release);
@@ -206,14 +209,13 @@ static void wait_for_hand_off(atomic_uint *handed)
 }
 
 /* In the new thread, before its routine: malloc on the wide mask, take
- * the birth mask back, free the block, hand off to the creator.  Signals
+ * the birth mask back, hand off to the creator.  Signals
  * are blocked meanwhile: a handler that sets the thread's mask would
  * otherwise see it taken back.  Not inlined, so that its frame is gone
  * when the routine runs. */
 __attribute__((noinline)) static void touch_at_birth(struct start *s)
 {
     int saved = errno;
-    atomic_uint *handed = s->handed;
     sigset_t all, old;
     sigfillset(&all);
     bool blocked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
@@ -229,8 +231,7 @@ __attribute__((noinline)) static void touch_at_birth(struct start *s)
     }
     if (blocked)
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-    free(s);
-    hand_off(handed);
+    hand_off(&s->handed);
     errno = saved;
 }
 
@@ -254,10 +255,13 @@ static int c11_trampoline(void *p)
     return routine(arg);
 }
 
-/* Free a block whose thread was not created, keeping the create's errno. */
-static void discard(struct start *s)
+/* After the real create: wait for the hand-off of a thread that was
+ * created, then free its block, keeping the create's errno. */
+static void after_create(struct start *s, bool created)
 {
     int saved = errno;
+    if (created)
+        wait_for_hand_off(&s->handed);
     free(s);
     errno = saved;
 }
@@ -272,15 +276,11 @@ int afx_touch_create(afx_create_fn *create, bool old_attr, pthread_t *thread,
     errno = errno_in;
     if (s == NULL)
         return create(thread, attr, routine, arg);
-    atomic_uint handed = 0;
     s->routine.posix = routine;
     s->arg = arg;
-    s->handed = &handed;
+    atomic_init(&s->handed, 0);
     int rc = create(thread, attr, posix_trampoline, s);
-    if (rc != 0)
-        discard(s);
-    else
-        wait_for_hand_off(&handed);
+    after_create(s, rc == 0);
     return rc;
 }
 
@@ -291,15 +291,11 @@ int afx_touch_thrd_create(afx_thrd_create_fn *create, thrd_t *thread, thrd_start
     errno = errno_in;
     if (s == NULL)
         return create(thread, routine, arg);
-    atomic_uint handed = 0;
     s->routine.c11 = routine;
     s->arg = arg;
-    s->handed = &handed;
+    atomic_init(&s->handed, 0);
     int rc = create(thread, c11_trampoline, s);
-    if (rc != thrd_success)
-        discard(s);
-    else
-        wait_for_hand_off(&handed);
+    after_create(s, rc == thrd_success);
     return rc;
 }
 
