@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "annotate.h"
 #include "mask.h"
 #include "tls.h"
 
@@ -196,6 +197,7 @@ static struct start *block_if_born_narrow(const pthread_attr_t *attr, bool attr_
  * wakes no one). */
 static void hand_off(atomic_uint *handed)
 {
+    AFX_PUBLISHED(*handed);
     atomic_store_explicit(handed, 1, memory_order_release);
     afx_syscall(SYS_futex, handed, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -205,6 +207,7 @@ static void wait_for_hand_off(atomic_uint *handed)
     int saved = errno;
     while (atomic_load_explicit(handed, memory_order_acquire) == 0)
         afx_syscall(SYS_futex, handed, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    AFX_SEEN(*handed);
     errno = saved;
 }
 
@@ -278,6 +281,7 @@ int afx_touch_create(afx_create_fn *create, bool old_attr, pthread_t *thread,
         return create(thread, attr, routine, arg);
     s->routine.posix = routine;
     s->arg = arg;
+    AFX_ATOMIC(s->handed);
     atomic_init(&s->handed, 0);
     int rc = create(thread, attr, posix_trampoline, s);
     after_create(s, rc == 0);
@@ -293,6 +297,7 @@ int afx_touch_thrd_create(afx_thrd_create_fn *create, thrd_t *thread, thrd_start
         return create(thread, routine, arg);
     s->routine.c11 = routine;
     s->arg = arg;
+    AFX_ATOMIC(s->handed);
     atomic_init(&s->handed, 0);
     int rc = create(thread, c11_trampoline, s);
     after_create(s, rc == thrd_success);
