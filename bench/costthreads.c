@@ -1,9 +1,11 @@
-/* What one pthread_create + pthread_join costs, for bench/cost.sh:
- * creates COUNT threads one at a time, unpinned or born pinned to one
- * CPU by their attribute, and joins each before the next.  Each thread
- * mallocs once, as any thread does. */
+/* What one pthread_create + pthread_join costs, for bench/cost.sh and
+ * the cost suite: creates COUNT threads one at a time, unpinned (an
+ * attribute without a CPU set), default (no attribute) or born pinned to
+ * one CPU by their attribute, and joins each before the next.  Each
+ * thread mallocs once, as any thread does. */
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,9 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[2], "unpinned") != 0 && strcmp(argv[2], "pinned") != 0)) {
-        fprintf(stderr, "usage: %s COUNT unpinned|pinned\n", argv[0]);
+    if (argc != 3 || (strcmp(argv[2], "unpinned") != 0 && strcmp(argv[2], "pinned") != 0
+                      && strcmp(argv[2], "default") != 0)) {
+        fprintf(stderr, "usage: %s COUNT unpinned|default|pinned\n", argv[0]);
         return 2;
     }
     long count = atol(argv[1]);
@@ -32,7 +35,8 @@ int main(int argc, char **argv)
     }
     for (long i = 0; i < count; i++) {
         pthread_t t;
-        if (pthread_create(&t, &attr, work, NULL) != 0 || pthread_join(t, NULL) != 0) {
+        bool plain = strcmp(argv[2], "default") == 0;
+        if (pthread_create(&t, plain ? NULL : &attr, work, NULL) != 0 || pthread_join(t, NULL) != 0) {
             fprintf(stderr, "thread %ld failed\n", i);
             return 1;
         }

@@ -6,22 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Valgrind's DRD does not model C11 atomics: tell it that state is one
- * and that recording it publishes wide (client requests, no-ops outside
- * valgrind; without valgrind's headers, nothing). */
-#if defined(__has_include)
-#if __has_include(<valgrind/drd.h>)
-#include <valgrind/drd.h>
-#define AFX_ATOMIC(var) DRD_IGNORE_VAR(var)
-#define AFX_PUBLISHED(var) ANNOTATE_HAPPENS_BEFORE(&(var))
-#define AFX_SEEN(var) ANNOTATE_HAPPENS_AFTER(&(var))
-#endif
-#endif
-#ifndef AFX_ATOMIC
-#define AFX_ATOMIC(var) ((void)0)
-#define AFX_PUBLISHED(var) ((void)0)
-#define AFX_SEEN(var) ((void)0)
-#endif
+#include "annotate.h"
 
 /* The mask is written into a slot of the writer's own, then published:
  * no thread waits for another (a writer a fork left behind, or one a

@@ -1,14 +1,17 @@
 #include "touch.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "annotate.h"
 #include "mask.h"
 #include "tls.h"
 
@@ -65,26 +68,37 @@ static int set_own_mask(size_t size, const void *set)
 
 /* ---- born narrow: the trampoline ---------------------------------- */
 
-/* Allocated by the creator, freed by the thread before its routine
- * runs: nothing of the touch stays on the stack under the routine. */
+/* Allocated by the creator and freed by it once the thread has handed
+ * off: nothing of the touch stays on the stack under the routine, and a
+ * creator that never comes back from its wait (a handler that jumps out
+ * of pthread_create) leaves a block behind, not a write into a dead
+ * frame. */
 struct start {
     union {
         void *(*posix)(void *);
         int (*c11)(void *);
     } routine;
     void *arg;
+    atomic_uint handed;                     /* set once the thread is back on its birth mask */
     unsigned char wide[AFX_MASK_BYTES];     /* the mask to malloc on */
     unsigned char birth[AFX_MASK_BYTES];    /* the one glibc gave the thread */
 };
 
-/* The attribute's CPU set, if it has one narrower than "all" (glibc
- * reports an unset one as all bits set).  *set is buf, or a heap copy
+/* The attribute's CPU set, if it has one.  *set is buf, or a heap copy
  * for sets larger than buf (hosts with more than 8192 CPUs) that the
  * caller frees. */
 static bool attr_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigned char **set,
                         size_t *size)
 {
     if (attr == NULL)
+        return false;
+    /* glibc fails a read shorter than the attribute's set only where a
+     * byte beyond it has a CPU: a read of zero bytes succeeds for an
+     * attribute without a set (most of them), at the cost of a call,
+     * where a full one would fill the buffer with ones to be compared.
+     * A set with no CPU at all fails the create in the kernel, touched
+     * or not. */
+    if (pthread_attr_getaffinity_np(attr, 0, (cpu_set_t *)buf) == 0)
         return false;
     size_t n = AFX_MASK_BYTES;
     unsigned char *p = buf;
@@ -97,10 +111,7 @@ static bool attr_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigned
         if ((p = malloc(n)) == NULL)
             return false;
     }
-    bool narrow = false;
-    for (size_t i = 0; rc == 0 && i < n && !narrow; i++)
-        narrow = p[i] != 0xff;
-    if (!narrow) {
+    if (rc != 0) {
         if (p != buf)
             free(p);
         return false;
@@ -126,15 +137,24 @@ static bool birth_cpuset(const pthread_attr_t *attr, unsigned char *buf, unsigne
     return found;
 }
 
-/* CPUs of WIDE (AFX_MASK_BYTES) that SET also has.  Counted a word at a
- * time (afx_mask_count): a count per byte is a library call per byte
- * where the compiler may not use popcnt (21,000 instructions a thread). */
+/* CPUs of WIDE (AFX_MASK_BYTES) that SET (SIZE bytes) also has, a word
+ * at a time: a byte at a time over a whole mask costs thousands of
+ * instructions a thread. */
 static long common(const unsigned char *wide, const unsigned char *set, size_t size)
 {
-    unsigned char both[AFX_MASK_BYTES] = { 0 };
-    for (size_t i = 0; i < AFX_MASK_BYTES && i < size; i++)
-        both[i] = wide[i] & set[i];
-    return afx_mask_count(both, sizeof both);
+    long n = 0;
+    size_t end = size < AFX_MASK_BYTES ? size : AFX_MASK_BYTES;
+    size_t i = 0;
+    for (; i + sizeof(unsigned long) <= end; i += sizeof(unsigned long)) {
+        unsigned long w, t;
+        __builtin_memcpy(&w, wide + i, sizeof w);
+        __builtin_memcpy(&t, set + i, sizeof t);
+        if ((w & t) != 0)
+            n += __builtin_popcountl(w & t);
+    }
+    for (; i < end; i++)
+        n += __builtin_popcount((unsigned)(wide[i] & set[i]));
+    return n;
 }
 
 /* The block for a thread that would be born on a mask narrower than the
@@ -167,12 +187,41 @@ static struct start *block_if_born_narrow(const pthread_attr_t *attr, bool attr_
     return s;
 }
 
+/* The hand-off between a thread born narrow and its creator: the
+ * creator returns from pthread_create only once the thread is back on
+ * its birth mask, as glibc's returns once it has set it.  A creator's
+ * pthread_setaffinity_np on the new thread, or its reading of the mask,
+ * then comes after the touch, never inside it.  The thread reads nothing
+ * of the block once the word is set: the creator may free it at once (a
+ * private wake-up reads no memory, and one on an address no one waits on
+ * wakes no one). */
+static void hand_off(atomic_uint *handed)
+{
+    AFX_PUBLISHED(*handed);
+    atomic_store_explicit(handed, 1, memory_order_release);
+    afx_syscall(SYS_futex, handed, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wait_for_hand_off(atomic_uint *handed)
+{
+    int saved = errno;
+    while (atomic_load_explicit(handed, memory_order_acquire) == 0)
+        afx_syscall(SYS_futex, handed, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    AFX_SEEN(*handed);
+    errno = saved;
+}
+
 /* In the new thread, before its routine: malloc on the wide mask, take
- * the birth mask back, free the block.  Not inlined, so that its frame
- * is gone when the routine runs. */
+ * the birth mask back, hand off to the creator.  Signals
+ * are blocked meanwhile: a handler that sets the thread's mask would
+ * otherwise see it taken back.  Not inlined, so that its frame is gone
+ * when the routine runs. */
 __attribute__((noinline)) static void touch_at_birth(struct start *s)
 {
     int saved = errno;
+    sigset_t all, old;
+    sigfillset(&all);
+    bool blocked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
     /* A signal handler's affinity call in this window only forwards. */
     if (afx_enter()) {
         touched = true;
@@ -183,7 +232,9 @@ __attribute__((noinline)) static void touch_at_birth(struct start *s)
         }
         afx_leave();
     }
-    free(s);
+    if (blocked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    hand_off(&s->handed);
     errno = saved;
 }
 
@@ -207,10 +258,13 @@ static int c11_trampoline(void *p)
     return routine(arg);
 }
 
-/* Free a block whose thread was not created, keeping the create's errno. */
-static void discard(struct start *s)
+/* After the real create: wait for the hand-off of a thread that was
+ * created, then free its block, keeping the create's errno. */
+static void after_create(struct start *s, bool created)
 {
     int saved = errno;
+    if (created)
+        wait_for_hand_off(&s->handed);
     free(s);
     errno = saved;
 }
@@ -227,9 +281,10 @@ int afx_touch_create(afx_create_fn *create, bool old_attr, pthread_t *thread,
         return create(thread, attr, routine, arg);
     s->routine.posix = routine;
     s->arg = arg;
+    AFX_ATOMIC(s->handed);
+    atomic_init(&s->handed, 0);
     int rc = create(thread, attr, posix_trampoline, s);
-    if (rc != 0)
-        discard(s);
+    after_create(s, rc == 0);
     return rc;
 }
 
@@ -242,9 +297,10 @@ int afx_touch_thrd_create(afx_thrd_create_fn *create, thrd_t *thread, thrd_start
         return create(thread, routine, arg);
     s->routine.c11 = routine;
     s->arg = arg;
+    AFX_ATOMIC(s->handed);
+    atomic_init(&s->handed, 0);
     int rc = create(thread, c11_trampoline, s);
-    if (rc != thrd_success)
-        discard(s);
+    after_create(s, rc == thrd_success);
     return rc;
 }
 
@@ -276,6 +332,9 @@ void afx_touch_after_narrowing(const unsigned char *before, long cpus)
          * caller's set is never read, and a narrowing is judged by the
          * mask the kernel made of it. */
         if (set_own_mask(AFX_MASK_BYTES, before) == 0) {
+            /* The touch may be the malloc that fixes glibc's limit:
+             * glibc 2.35 as released counts stack bytes as CPUs there. */
+            clean_stack_below();
             touch_malloc();
             set_own_mask(sizeof now, now);
         }

@@ -17,7 +17,8 @@ typedef int afx_thrd_create_fn(thrd_t *, thrd_start_t, void *);
 
 /* Create a thread through CREATE with the caller's attribute unchanged;
  * a thread born narrow gets a trampoline that touches before ROUTINE
- * runs.  OLD_ATTR: attr is i386's GLIBC_2.0 one (no CPU set, no process
+ * runs, and the call returns once the thread is back on its birth mask
+ * (a placement its creator makes after the call is never undone).  OLD_ATTR: attr is i386's GLIBC_2.0 one (no CPU set, no process
  * default), for CREATE to convert.  errno is set to ERRNO before CREATE
  * runs and left as CREATE leaves it.  Callers hold afx_enter(). */
 int afx_touch_create(afx_create_fn *create, bool old_attr, pthread_t *thread,

@@ -34,6 +34,16 @@
  *   touchprobe stack HOW
  *       bytes of stack below the routine's frame (HOW: none, attr,
  *       creator, self, c11-default).
+ *   touchprobe placement HOW N
+ *       N threads in turn, born on the first allowed CPU (HOW: attr,
+ *       creator, c11-default), each moved to the last one by its creator
+ *       (there itself, but for creator) with pthread_setaffinity_np as
+ *       soon as the create returns; the
+ *       thread reads its mask after a barrier the creator passes after
+ *       the move.  Prints "placement: lost=N wrong-birth=N": threads
+ *       that found another mask than their creator's, creates after
+ *       which the creator read another mask than the birth one.  Exits
+ *       3 with one allowed CPU (no second mask to tell apart).
  * Pinning is to the first allowed CPU, except in attr. */
 #include <errno.h>
 #include <pthread.h>
@@ -499,6 +509,89 @@ static int stack(void)
     return 0;
 }
 
+/* ---- placement ------------------------------------------------------------ */
+
+static cpu_set_t last_cpu;
+static pthread_barrier_t moved;
+static atomic_int lost;
+
+static void check_placement(void)
+{
+    pthread_barrier_wait(&moved);
+    cpu_set_t now;
+    if (sched_getaffinity(0, sizeof now, &now) != 0 || !CPU_EQUAL(&now, &last_cpu))
+        atomic_fetch_add(&lost, 1);
+}
+
+static void *placed(void *arg)
+{
+    check_placement();
+    return arg;
+}
+
+static int c11_placed(void *arg)
+{
+    (void)arg;
+    check_placement();
+    return 0;
+}
+
+static int placement(int n)
+{
+    CPU_ZERO(&last_cpu);
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, &allowed)) {
+            CPU_SET(c, &last_cpu);
+            break;
+        }
+    if (CPU_EQUAL(&last_cpu, &one_cpu)) {
+        printf("placement: one allowed CPU\n");
+        return 3;
+    }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (is("attr"))
+        pin_attr(&attr);
+    else if (is("creator"))
+        pin_creator();
+    else if (is("c11-default"))
+        set_default_pinned();
+    else
+        return 2;
+    /* A creator on the other CPU runs on while the new thread starts:
+     * a placement that comes while the thread is still being set up. */
+    if (!is("creator") && sched_setaffinity(0, sizeof last_cpu, &last_cpu) != 0)
+        die("sched_setaffinity", errno);
+    pthread_barrier_init(&moved, NULL, 2);
+    int wrong_birth = 0;
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        int rc;
+        if (is("c11-default")) {
+            thrd_t c;
+            rc = thrd_create(&c, c11_placed, NULL) == thrd_success ? 0 : EAGAIN;
+            t = (pthread_t)c;  /* glibc's thrd_t is its pthread_t */
+        } else {
+            rc = pthread_create(&t, &attr, placed, NULL);
+        }
+        if (rc != 0)
+            die("create", rc);
+        cpu_set_t born;
+        if (pthread_getaffinity_np(t, sizeof born, &born) != 0 || !CPU_EQUAL(&born, &one_cpu))
+            wrong_birth++;
+        /* A delay that varies from one thread to the next, so that the
+         * move comes at every moment of the new thread's start. */
+        for (volatile unsigned spin = (unsigned)i * 7919u % 16384u; spin > 0; spin--)
+            ;
+        if ((rc = pthread_setaffinity_np(t, sizeof last_cpu, &last_cpu)) != 0)
+            die("pthread_setaffinity_np", rc);
+        pthread_barrier_wait(&moved);
+        pthread_join(t, NULL);
+    }
+    printf("placement: lost=%d wrong-birth=%d\n", atomic_load(&lost), wrong_birth);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (!first_allowed_cpu(&allowed, &one_cpu))
@@ -517,7 +610,9 @@ int main(int argc, char **argv)
         return sigpin();
     if (strcmp(check, "stack") == 0 && argc == 3)
         return stack();
+    if (strcmp(check, "placement") == 0 && argc == 4)
+        return placement(atoi(argv[3]));
     fprintf(stderr, "usage: touchprobe threads HOW THREADS ALLOCATING | detached N | errno | "
-                    "attr | sigpin HOW | stack HOW\n");
+                    "attr | sigpin HOW | stack HOW | placement HOW N\n");
     return 2;
 }
