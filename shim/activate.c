@@ -119,10 +119,13 @@ static const char *foreign_malloc(void)
     static const char *const glibc_wrappers[] = { "libc_malloc_debug.so.0", "libmemusage.so" };
     const char *file;
     bool is_libc;
-    /* Any of libc's functions names libc: syscall's address is at hand
-     * (mask.c), where taking another's would cost every process a
+    /* A function of libc's that nothing else defines names libc (not
+     * syscall: a program may define its own).  Looked up here, by the
+     * first thread, not referenced: a reference costs every process a
      * symbol lookup at load. */
-    if (!afx_first_definer("malloc", (const void *)afx_syscall, &file, &is_libc)
+    const void *libc_fn = dlsym(RTLD_NEXT, "gnu_get_libc_version");
+    if (libc_fn == NULL
+        || !afx_first_definer("malloc", libc_fn, &file, &is_libc)
         || is_libc)
         return NULL;
     const char *base = strrchr(file, '/') != NULL ? strrchr(file, '/') + 1 : file;

@@ -7,10 +7,10 @@
  *                     library calls), so the others' threads would run
  *                     meanwhile
  *   moments readers   5 spawners that start one worker each at the same
- *                     moment: each creation that counts arenas (a
- *                     malloc_info of its own, after the library counted
- *                     its threads) is held until all 5 are counting, or
- *                     200 ms, so all saw the same count; once those
+ *                     moment: each creation's count of live threads is
+ *                     held in its first tgkill (a syscall of its own,
+ *                     which the library's count calls) until all 5 are
+ *                     counting, so all saw the same threads; once those
  *                     workers have malloced, 5 more spawners start 5
  *                     workers each
  *   moments fork      a thread forks while the main thread is in the
@@ -54,6 +54,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,7 @@ static atomic_int attached;
 static cpu_set_t one_cpu, allowed;
 /* Set around the program's own pthread_create calls. */
 static __thread bool creating;
+static __thread bool counted_this_creation;   /* held once (readers) */
 
 static void die(const char *what, int err)
 {
@@ -95,6 +97,7 @@ static void create(void *(*routine)(void *), void *arg)
     if (i >= MAX_THREADS)
         die("too many threads", E2BIG);
     creating = true;
+    counted_this_creation = false;
     int rc = pthread_create(&threads[i], NULL, routine, arg);
     creating = false;
     if (rc != 0)
@@ -163,17 +166,38 @@ static atomic_int hold_malloc_info;   /* 1: hold the next call 100 ms; 2: fork t
 static sem_t fork_now, forked;
 
 static atomic_int readers_waiting = -1;   /* >= 0: hold the creations' counts */
+static atomic_int arena_counters;
+
+typedef long syscall_fn(long, ...);
+
+/* Held in the first tgkill of a creation: the library's count of its
+ * live threads asks the kernel about each one that way. */
+long syscall(long number, ...)
+{
+    static syscall_fn *real;
+    if (real == NULL)
+        real = (syscall_fn *)dlsym(RTLD_NEXT, "syscall");
+    va_list ap;
+    va_start(ap, number);
+    long a[6];
+    for (int i = 0; i < 6; i++)
+        a[i] = va_arg(ap, long);
+    va_end(ap);
+    if (number == SYS_tgkill && creating && !counted_this_creation
+        && atomic_load(&readers_waiting) >= 0) {
+        counted_this_creation = true;
+        atomic_fetch_add(&readers_waiting, 1);
+        for (int i = 0; i < 2000 && atomic_load(&readers_waiting) < 5; i++)
+            sleep_ms(1);
+    }
+    return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 
 int malloc_info(int options, FILE *f)
 {
     static malloc_info_fn *real;
     if (real == NULL)
         real = (malloc_info_fn *)dlsym(RTLD_NEXT, "malloc_info");
-    if (creating && atomic_load(&readers_waiting) >= 0) {
-        atomic_fetch_add(&readers_waiting, 1);
-        for (int i = 0; i < 200 && atomic_load(&readers_waiting) < 5; i++)
-            sleep_ms(1);
-    }
     int expected = 1;
     if (creating && atomic_compare_exchange_strong(&hold_malloc_info, &expected, 0))
         sleep_ms(100);
@@ -183,7 +207,17 @@ int malloc_info(int options, FILE *f)
         while (sem_wait(&forked) != 0)
             ;
     }
-    return real(options, f);
+    int rc = real(options, f);
+    /* readers: a creation that goes on to count arenas has counted its
+     * threads too early to see the others; it waits for them to count
+     * arenas as well (200 ms at most: one of them may not count them),
+     * so that none sees the arenas of another's new thread. */
+    if (creating && atomic_load(&readers_waiting) >= 0) {
+        atomic_fetch_add(&arena_counters, 1);
+        for (int i = 0; i < 200 && atomic_load(&arena_counters) < 5; i++)
+            sleep_ms(1);
+    }
+    return rc;
 }
 
 /* ---- the moments ------------------------------------------------------ */
