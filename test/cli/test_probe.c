@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "hostfile.h"
 #include "probe/probefilter.h"
 
 START_TEST(system_glibc_not_affected)
@@ -191,8 +192,11 @@ END_TEST
 /* A host that preloads the library for every program through
  * /etc/ld.so.preload (docs/deploy.md): no environment keeps it out of the
  * probe's children, so the probe must switch it off in the run meant to be
- * without it, or an affected glibc looks fixed.  The file is replaced in a
- * private mount namespace only. */
+ * without it, or an affected glibc looks fixed.  The file is given in a
+ * private mount namespace, over a copy of /etc (an overlay whose upper
+ * layer is this test's directory): a mount namespace keeps mounts to
+ * itself, not files created under them, so nothing may be created on the
+ * host's /etc.  The host's file must be as it was. */
 START_TEST(host_wide_preload_does_not_hide_the_bug)
 {
     const char *g = affected_glibc(__func__);
@@ -202,20 +206,37 @@ START_TEST(host_wide_preload_does_not_hide_the_bug)
         printf("SKIP %s: needs root and unshare -m\n", __func__);
         return;
     }
-    char list[] = "/tmp/afx-preload-XXXXXX";
-    int fd = mkstemp(list);
-    ck_assert_int_ge(fd, 0);
-    char line[PATH_MAX + 2];
-    int n = snprintf(line, sizeof line, "%s\n", testlib());
-    ck_assert_int_eq(write(fd, line, (size_t)n), n);
-    close(fd);
-    chmod(list, 0644);
-    static const char script[] = "mount --bind \"$1\" /etc/ld.so.preload 2>/dev/null ||"
-                                 " { touch /etc/ld.so.preload && mount --bind \"$1\" /etc/ld.so.preload; } &&"
-                                 " shift && exec \"$@\"";
-    struct run r;
-    run(&r, NULL, ARGV("unshare", "-m", "sh", "-c", script, "sh", list, cli(), "probe", "--glibc", g, "--json"));
-    unlink(list);
+    char dir[] = "/tmp/afx-preload-XXXXXX", list[64], line[PATH_MAX + 2];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(list, sizeof list, "%s/list", dir);
+    FILE *f = fopen(list, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "%s\n", testlib());
+    ck_assert(fclose(f) == 0);
+    snprintf(line, sizeof line, "mkdir '%s/upper' '%s/work'", dir, dir);
+    ck_assert(system(line) == 0);
+    /* 77: neither an overlay nor a file of the host's to bind over. */
+    static const char script[] = "if mount -t overlay overlay -o \"lowerdir=/etc,upperdir=$2/upper,workdir=$2/work\""
+                                 " /etc 2>/dev/null; then cp \"$1\" /etc/ld.so.preload || exit 1;"
+                                 " elif [ -f /etc/ld.so.preload ]; then mount --bind \"$1\" /etc/ld.so.preload ||"
+                                 " exit 1; else exit 77; fi; shift 2; exec \"$@\"";
+    struct afx_host_file before, after;
+    afx_host_file_read("/etc/ld.so.preload", &before);
+    struct run r, rm;
+    run(&r, NULL, ARGV("unshare", "-m", "sh", "-c", script, "sh", list, dir, cli(), "probe", "--glibc", g, "--json"));
+    afx_host_file_read("/etc/ld.so.preload", &after);
+    run(&rm, NULL, ARGV("rm", "-rf", dir));
+    run_free(&rm);
+    bool same = afx_host_file_same(&before, &after);
+    free(before.text);
+    free(after.text);
+    ck_assert_msg(same, "the host's /etc/ld.so.preload changed (%s before, %s after)",
+                  before.exists ? "there" : "absent", after.exists ? "there" : "absent");
+    if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 77) {
+        printf("SKIP %s: no overlayfs to give a copy of /etc, and no /etc/ld.so.preload to bind over\n", __func__);
+        run_free(&r);
+        return;
+    }
     ck_assert_status(&r, 3);
     ck_assert_msg(strstr(r.out, "\"verdict\":\"affected\"") != NULL, "%s", r.out);
     ck_assert_msg(strstr(r.out, "\"arenas_pinned\":9,") != NULL, "%s", r.out);
