@@ -1,8 +1,13 @@
-/* Command-line parsing (options.h).  Hand-written rather than getopt so
- * that it is pure (no globals, no printing) and its errors are ours. */
+/* Command-line parsing (options.h), with getopt_long as the arenafix
+ * command parses its own: "-t4", "-qt 4", "--threads=4" and an
+ * unambiguous prefix ("--thr 4") mean what they mean to every GNU tool.
+ * getopt's diagnostics are off (opterr): each error is one line of ours,
+ * in err; nothing is printed.  optind is reset on every call, so the
+ * tests may parse again. */
 #include "options.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -112,16 +117,41 @@ int afb_parse_bool(const char *text)
     return -1;
 }
 
-/* Flags that take a value; the rest are switches. */
-static const char *const valued[] = {
-    "threads", "iterations", "workloads", "scenarios", "glibc", "repeat", "placement",
-    "unit", "pin", "out-dir", "csv", "json", "plot", "topology", "affected-glibc",
-    "preload",
+/* The options; those without a letter have a code past any letter's. */
+enum { OPT_PLACEMENT = 256, OPT_UNIT, OPT_PIN, OPT_CSV, OPT_JSON, OPT_PLOT, OPT_TOPOLOGY, OPT_AFFECTED,
+       OPT_PRELOAD, OPT_SHOW_PLACEMENT, OPT_VERSION };
+static const struct option long_options[] = {
+    { "threads", required_argument, NULL, 't' },
+    { "iterations", required_argument, NULL, 'i' },
+    { "workloads", required_argument, NULL, 'w' },
+    { "scenarios", required_argument, NULL, 's' },
+    { "glibc", required_argument, NULL, 'g' },
+    { "repeat", required_argument, NULL, 'r' },
+    { "placement", required_argument, NULL, OPT_PLACEMENT },
+    { "unit", required_argument, NULL, OPT_UNIT },
+    { "pin", required_argument, NULL, OPT_PIN },
+    { "out-dir", required_argument, NULL, 'o' },
+    { "csv", required_argument, NULL, OPT_CSV },
+    { "json", required_argument, NULL, OPT_JSON },
+    { "plot", required_argument, NULL, OPT_PLOT },
+    { "topology", required_argument, NULL, OPT_TOPOLOGY },
+    { "affected-glibc", required_argument, NULL, OPT_AFFECTED },
+    { "preload", required_argument, NULL, OPT_PRELOAD },
+    { "show-placement", no_argument, NULL, OPT_SHOW_PLACEMENT },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, OPT_VERSION },
+    { 0 },
 };
-static const struct { char c; const char *name; } shorts[] = {
-    { 't', "threads" }, { 'i', "iterations" }, { 'w', "workloads" }, { 's', "scenarios" },
-    { 'g', "glibc" }, { 'r', "repeat" }, { 'o', "out-dir" }, { 'q', "quiet" }, { 'h', "help" },
-};
+
+/* The long name of option code c (for messages), or NULL. */
+static const char *option_name(int c)
+{
+    for (const struct option *o = long_options; o->name != NULL; o++)
+        if (o->val == c)
+            return o->name;
+    return NULL;
+}
 
 static int set_value(struct afb_options *o, const char *name, const char *v, char *err,
                      size_t errlen)
@@ -185,29 +215,6 @@ static int set_value(struct afb_options *o, const char *name, const char *v, cha
     return 0;
 }
 
-static int set_switch(struct afb_options *o, const char *name, char *err, size_t errlen)
-{
-    if (strcmp(name, "quiet") == 0)
-        o->quiet = true;
-    else if (strcmp(name, "help") == 0)
-        o->command = AFB_CMD_HELP;
-    else if (strcmp(name, "version") == 0)
-        o->command = AFB_CMD_VERSION;
-    else if (strcmp(name, "show-placement") == 0)
-        o->command = AFB_CMD_PLACEMENT;
-    else
-        return fail(err, errlen, "unknown option '--%s' (see --help)", name);
-    return 0;
-}
-
-static bool takes_value(const char *name)
-{
-    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
-        if (strcmp(valued[i], name) == 0)
-            return true;
-    return false;
-}
-
 static int parse_repro(struct afb_options *o, int argc, char **argv, char *err, size_t errlen)
 {
     long n;
@@ -226,52 +233,54 @@ static int parse_repro(struct afb_options *o, int argc, char **argv, char *err, 
     return 0;
 }
 
+/* getopt_long's '?' (unknown, ambiguous, or a value given to a switch)
+ * or ':' (a value missing) as our message. */
+static int option_error(int c, int argc, char **argv, char *err, size_t errlen)
+{
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    const char *name = option_name(optopt);
+    if (c == ':')
+        return fail(err, errlen, "--%s needs a value", name != NULL ? name : "?");
+    if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL && name != NULL)
+        return fail(err, errlen, "--%s takes no value", name);
+    if (strncmp(arg, "--", 2) != 0 && optopt != 0)
+        return fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
+    size_t len = strcspn(arg + 2, "="), matches = 0;
+    for (const struct option *l = long_options; len > 0 && l->name != NULL; l++)
+        matches += strncmp(l->name, arg + 2, len) == 0;
+    return fail(err, errlen, "%s option '%s' (see --help)", matches > 1 ? "ambiguous" : "unknown", arg);
+}
+
 int afb_options_parse(struct afb_options *o, int argc, char **argv, char *err, size_t errlen)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        char name[32];
-        const char *value = NULL;
-        if (strcmp(arg, "repro") == 0)
-            return parse_repro(o, argc - i - 1, argv + i + 1, err, errlen);
-        if (strcmp(arg, "run-one") == 0) {
-            o->command = AFB_CMD_CHILD;
-            o->child_argc = argc - i - 1;
-            o->child_argv = argv + i + 1;
-            return 0;
-        }
-        if (arg[0] == '-' && arg[1] == '-' && arg[2] != '\0') {
-            size_t len = strcspn(arg + 2, "=");
-            if (len >= sizeof name)
-                return fail(err, errlen, "unknown option '%s' (see --help)", arg);
-            memcpy(name, arg + 2, len);
-            name[len] = '\0';
-            if (arg[2 + len] == '=')
-                value = arg + 3 + len;
-        } else if (arg[0] == '-' && arg[1] != '\0' && arg[2] == '\0') {
-            size_t k = 0;
-            while (k < sizeof shorts / sizeof *shorts && shorts[k].c != arg[1])
-                k++;
-            if (k == sizeof shorts / sizeof *shorts)
-                return fail(err, errlen, "unknown option '%s' (see --help)", arg);
-            snprintf(name, sizeof name, "%s", shorts[k].name);
-        } else {
-            return fail(err, errlen, "unexpected argument '%s' (see --help)", arg);
-        }
-        if (!takes_value(name)) {
-            if (value != NULL)
-                return fail(err, errlen, "--%s takes no value", name);
-            if (set_switch(o, name, err, errlen) != 0)
-                return -1;
-            continue;
-        }
-        if (value == NULL) {
-            if (i + 1 >= argc)
-                return fail(err, errlen, "--%s needs a value", name);
-            value = argv[++i];
-        }
-        if (set_value(o, name, value, err, errlen) != 0)
+    int c;
+    optind = 0;     /* glibc: start afresh, as a first call would */
+    opterr = 0;
+    /* "+": the first word that is not an option ends them (repro, run-one). */
+    while ((c = getopt_long(argc, argv, "+:t:i:w:s:g:r:o:qh", long_options, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return option_error(c, argc, argv, err, errlen);
+        if (c == 'q')
+            o->quiet = true;
+        else if (c == 'h')
+            o->command = AFB_CMD_HELP;
+        else if (c == OPT_VERSION)
+            o->command = AFB_CMD_VERSION;
+        else if (c == OPT_SHOW_PLACEMENT)
+            o->command = AFB_CMD_PLACEMENT;
+        else if (set_value(o, option_name(c), optarg, err, errlen) != 0)
             return -1;
+    }
+    if (optind < argc) {
+        const char *word = argv[optind];
+        if (strcmp(word, "repro") == 0)
+            return parse_repro(o, argc - optind - 1, argv + optind + 1, err, errlen);
+        if (strcmp(word, "run-one") != 0)
+            return fail(err, errlen, "unexpected argument '%s' (see --help)", word);
+        o->command = AFB_CMD_CHILD;
+        o->child_argc = argc - optind - 1;
+        o->child_argv = argv + optind + 1;
+        return 0;
     }
     if (o->command == AFB_CMD_MATRIX && (o->workloads == 0 || o->scenarios == 0 || o->glibcs == 0))
         return fail(err, errlen, "nothing to run: empty workload, scenario or glibc list");

@@ -11,6 +11,15 @@
  * Returns out. */
 char *afx_escape(const char *s, char *out, size_t size);
 
+/* s as it is when every byte of it is printable ASCII, backslashes
+ * included: a path is shown as it is named, systemd's escaped unit
+ * names ("a\x2db.service") too.  Otherwise all of s as afx_escape
+ * writes it, so that no byte reaches a terminal unescaped and every
+ * backslash in that text is one of the escapes.  Cut short as
+ * afx_escape is.  For a line no other escaper sees (standard output):
+ * afx_error escapes its whole line itself.  Returns out. */
+char *afx_printable(const char *s, char *out, size_t size);
+
 /* The bytes afx_escape needs for n input bytes, its NUL included. */
 #define AFX_ESCAPED_SIZE(n) (4 * (n) + 4)
 

@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "preload.h"
-#include "enable/rootdir.h"
 #include "selfexe.h"
 
 /* Set by cli.mk from the install directories.  AFX_PRELOAD_ENTRY has a
@@ -70,7 +69,6 @@ static bool in_build_tree(char *out)
  * ld.so would split or systemd would read as more than one line. */
 static bool usable(const struct afx_library *lib)
 {
-    char buf[4 * PATH_MAX + 8];
     const char *why = afx_preload_entry_problem(lib->file, false);
     const char *which = lib->file;
     if (why == NULL) {
@@ -81,10 +79,10 @@ static bool usable(const struct afx_library *lib)
         return true;
     if (strcmp(lib->found_by, "ARENAFIX_LIBRARY") == 0)
         afx_error("ARENAFIX_LIBRARY=%s: %s; point it at a libarenafix.so whose path has no white "
-                  "space, ':', '$' or control characters, or unset it", afx_printable(which, buf, sizeof buf), why);
+                  "space, ':', '$' or control characters, or unset it", which, why);
     else
         afx_error("the library found in the %s, %s, cannot go into LD_PRELOAD: %s; install it "
-                  "elsewhere or set ARENAFIX_LIBRARY", lib->found_by, afx_printable(which, buf, sizeof buf), why);
+                  "elsewhere or set ARENAFIX_LIBRARY", lib->found_by, which, why);
     return false;
 }
 
@@ -199,13 +197,13 @@ bool afx_library_trusted(const struct afx_library *lib)
 {
     if (geteuid() != 0)
         return true;
-    char where[PATH_MAX], buf[4 * PATH_MAX + 8];
+    char where[PATH_MAX];
     const char *why = root_only_path(lib->file, where, sizeof where);
     if (why == NULL)
         return true;
     afx_error("%s: %s; as root, arenafix puts into a service only a library that only root can "
               "change (a root-owned file in root-owned directories no one else may write to): "
               "install it (make install, or the package), or set ARENAFIX_LIBRARY to such a copy",
-              afx_printable(where, buf, sizeof buf), why);
+              where, why);
     return false;
 }

@@ -49,6 +49,14 @@ START_TEST(bad_flag_exits_2_with_a_message)
 }
 END_TEST
 
+/* "-t4", as getopt_long reads it: four threads in the plan. */
+START_TEST(joined_value_accepted)
+{
+    ck_assert_msg(bench("-t4 --show-placement") == 0, "%s", out);
+    ck_assert_msg(strstr(out, "; 4 threads on ") != NULL, "%s", out);
+}
+END_TEST
+
 START_TEST(unusable_topology_exits_3)
 {
     char path[] = "/tmp/afb-topo-XXXXXX";
@@ -217,6 +225,7 @@ Suite *command_suite(void)
     TCase *tc = tcase_create("arenafix-bench");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, bad_flag_exits_2_with_a_message);
+    tcase_add_test(tc, joined_value_accepted);
     tcase_add_test(tc, unusable_topology_exits_3);
     tcase_add_test(tc, every_pinning_path_runs);
     tcase_add_test(tc, reproducer_prints_its_two_lines);

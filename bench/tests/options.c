@@ -49,6 +49,31 @@ START_TEST(long_short_and_equals_forms)
 }
 END_TEST
 
+/* As every GNU tool reads them (getopt_long): a value joined to its
+ * letter, letters grouped, a long name cut to an unambiguous prefix. */
+START_TEST(joined_grouped_and_prefixed)
+{
+    ck_assert_int_eq(PARSE("-t4"), 0);
+    ck_assert_int_eq(o.threads, 4);
+    ck_assert_int_eq(PARSE("-qt", "6", "-r2"), 0);
+    ck_assert(o.quiet);
+    ck_assert_int_eq(o.threads, 6);
+    ck_assert_int_eq(o.repeat, 2);
+    ck_assert_int_eq(PARSE("--thr=8", "--plac", "compact"), 0);
+    ck_assert_int_eq(o.threads, 8);
+    ck_assert_int_eq(o.spread, AFB_COMPACT);
+    ck_assert_int_eq(PARSE("--p", "x"), -1);   /* placement, pin, plot or preload */
+    ck_assert_ptr_nonnull(strstr(err, "ambiguous option '--p'"));
+    ck_assert_int_eq(PARSE("-qx"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "'-x'"));
+    ck_assert_int_eq(PARSE("-t"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "--threads needs a value"));
+    ck_assert_int_eq(PARSE("-t4", "--", "repro", "2", "yes", "no"), 0);
+    ck_assert_int_eq(o.command, AFB_CMD_REPRO);
+    ck_assert_int_eq(o.repro_nr_cpu, 2);
+}
+END_TEST
+
 START_TEST(paths)
 {
     ck_assert_int_eq(PARSE("--csv", "a.csv", "--json=b.json", "--plot", "c.png", "--topology",
@@ -126,6 +151,7 @@ Suite *options_suite(void)
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, defaults_run_everything);
     tcase_add_test(tc, long_short_and_equals_forms);
+    tcase_add_test(tc, joined_grouped_and_prefixed);
     tcase_add_test(tc, paths);
     tcase_add_test(tc, bad_flags_say_what_is_wrong);
     tcase_add_test(tc, reproducer_arguments);

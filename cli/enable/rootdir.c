@@ -176,24 +176,10 @@ void afx_root_close(struct afx_root *r)
     r->fd = -1;
 }
 
-const char *afx_printable(const char *s, char *out, size_t size)
-{
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0' && n + 5 < size; p++) {
-        if (*p < ' ' || *p >= 127 || *p == '\\')
-            n += (size_t)snprintf(out + n, size - n, "\\x%02x", *p);
-        else
-            out[n++] = (char)*p;
-    }
-    out[n] = '\0';
-    return out;
-}
-
 const char *afx_root_path(const struct afx_root *r, const char *rel, char *out, size_t size)
 {
-    char raw[2 * PATH_MAX + 2];
-    snprintf(raw, sizeof raw, "%s/%s", r->shown, rel);
-    return afx_printable(raw, out, size);
+    snprintf(out, size, "%s/%s", r->shown, rel);
+    return out;
 }
 
 /* ---- writing: no symlinks, trusted directories ------------------------ */

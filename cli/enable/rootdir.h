@@ -22,7 +22,7 @@ struct afx_root {
     uid_t owner;            /* its owner: trusted with what is inside it */
     bool check;             /* run as root: owners and modes are checked */
     bool host;              /* it is this host's / */
-    char shown[PATH_MAX];   /* "" for /, else its canonical path, for messages */
+    char shown[PATH_MAX];   /* "" for /, else its canonical path, for messages (raw) */
 };
 
 /* Open path (NULL: /).  Run as root, refuses a tree that someone other
@@ -34,11 +34,8 @@ struct afx_root {
 int afx_root_open(struct afx_root *r, const char *path, const char *what);
 void afx_root_close(struct afx_root *r);
 
-/* s with what is not printable ASCII (and '\\') as \xNN, into out: a
- * name from someone else's tree cannot write to the terminal. */
-const char *afx_printable(const char *s, char *out, size_t size);
-
-/* "ROOT/rel" into out, printable, for messages. */
+/* "ROOT/rel" into out, as it is named, for messages: escaped where it
+ * is printed (afx_error does; afx_printable for standard output). */
 const char *afx_root_path(const struct afx_root *r, const char *rel, char *out, size_t size);
 
 /* What the operator should do about a failed write or open (errno

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "hostinfo.h"
 #include "json.h"
 #include "library.h"
@@ -34,14 +35,14 @@
 
 struct dropin {
     char unit[256];
-    char path[2 * PATH_MAX];    /* printable, for messages */
+    char path[2 * PATH_MAX];    /* as it is named: escaped where printed */
     const char *systemd;        /* what systemd made of it */
     char next[1024];             /* the command to run next, or "" */
 };
 
 struct preload_line {
     long number;
-    char text[512];             /* printable */
+    char text[512];             /* as it is: escaped where printed */
 };
 
 struct status {
@@ -225,7 +226,7 @@ static void read_preload_file(struct status *s)
         }
         s->lines = more;
         s->lines[s->nlines].number = number;
-        afx_printable(one, s->lines[s->nlines].text, sizeof s->lines[s->nlines].text);
+        snprintf(s->lines[s->nlines].text, sizeof s->lines[s->nlines].text, "%s", one);
         s->nlines++;
     }
     free(text);
@@ -241,36 +242,45 @@ static const char *verdict_name(const struct status *s)
            : s->probe.verdict == AFX_NOT_AFFECTED ? "not affected" : "cannot tell";
 }
 
+/* s for a line of the report: buf[0] to buf[3] in turn, so that one
+ * printf may show four. */
+static const char *shown(const char *s)
+{
+    static char buf[4][AFX_ESCAPED_SIZE(2 * PATH_MAX)];
+    static unsigned next;
+    return afx_printable(s, buf[next++ % 4], sizeof buf[0]);
+}
+
 static void print_text(const struct status *s)
 {
     printf("arenafix:       %s%s%s\n", AFX_VERSION, s->root_option ? ", looking at " : "",
-           s->root_option ? (s->root.host ? "/" : s->root.shown) : "");
+           s->root_option ? (s->root.host ? "/" : shown(s->root.shown)) : "");
     if (s->have_lib) {
-        printf("library:        %s (%s)\n", s->lib.file, s->lib.found_by);
-        printf("preload entry:  %s\n", s->lib.preload);
+        printf("library:        %s (%s)\n", shown(s->lib.file), s->lib.found_by);
+        printf("preload entry:  %s\n", shown(s->lib.preload));
     } else {
         printf("library:        not found\n");
     }
     if (s->probed)
-        printf("glibc:          %s on this host: %s by bug 30945 (arenafix probe)\n", s->probe.pinned_run.glibc,
+        printf("glibc:          %s on this host: %s by bug 30945 (arenafix probe)\n", shown(s->probe.pinned_run.glibc),
                verdict_name(s));
     else if (s->root_option)
         printf("glibc:          not probed (--root: run arenafix probe on the host that boots the tree)\n");
     if (!s->preload_exists)
-        printf("ld.so.preload:  %s: none\n", s->preload_path);
+        printf("ld.so.preload:  %s: none\n", shown(s->preload_path));
     else if (s->nlines == 0)
-        printf("ld.so.preload:  %s does not name the library\n", s->preload_path);
+        printf("ld.so.preload:  %s does not name the library\n", shown(s->preload_path));
     for (size_t i = 0; i < s->nlines; i++)
-        printf("ld.so.preload:  %s line %ld names it, for every process: %s\n", s->preload_path,
-               s->lines[i].number, s->lines[i].text);
+        printf("ld.so.preload:  %s line %ld names it, for every process: %s\n", shown(s->preload_path),
+               s->lines[i].number, shown(s->lines[i].text));
     if (s->ndropins == 0)
         printf("drop-ins:       none\n");
     for (size_t i = 0; i < s->ndropins; i++)
-        printf("drop-in:        %s: %s (systemd: %s)\n", s->dropins[i].unit, s->dropins[i].path,
+        printf("drop-in:        %s: %s (systemd: %s)\n", shown(s->dropins[i].unit), shown(s->dropins[i].path),
                s->dropins[i].systemd);
     for (size_t i = 0; i < s->ndropins; i++)
         if (s->dropins[i].next[0] != '\0')
-            printf("next:           %s\n", s->dropins[i].next);
+            printf("next:           %s\n", shown(s->dropins[i].next));
 }
 
 /* items as a JSON array of what each writes (an object). */

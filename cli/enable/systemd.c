@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "library.h"
 #include "preload.h"
 #include "proc/proccgroup.h"
@@ -35,7 +36,8 @@ struct target {
     char unit[256];             /* "foo.service" */
     char dir[PATH_MAX];         /* SYSTEM_DIR/foo.service.d, relative to the root */
     char path[PATH_MAX + 32];   /* .../arenafix.conf */
-    char shown[2 * PATH_MAX];   /* the drop-in's path for messages */
+    char shown[2 * PATH_MAX];   /* the drop-in's path, as it is named: for afx_error */
+    char printed[AFX_ESCAPED_SIZE(2 * PATH_MAX)];  /* the same for standard output */
 };
 
 /* Who runs the systemctl commands: here, or the system an image under
@@ -205,9 +207,8 @@ static const char *shown_value(const struct afx_unit_env *e, char *out, size_t s
 {
     if (e->state != AFX_ENV_SET)
         return "unset";
-    char raw[PATH_MAX];
-    snprintf(raw, sizeof raw, "\"%s\"", e->preload);
-    return afx_printable(raw, out, size);
+    snprintf(out, size, "\"%s\"", e->preload);
+    return out;
 }
 
 /* The files as read here against systemd's loaded unit: they must
@@ -280,9 +281,9 @@ static bool read_unit(const struct target *t, struct reading *r)
         return false;
     }
     if (r->files.alias_of[0] != '\0') {
-        char alias[512];
-        afx_error("enable: %s is another name of %s: run arenafix enable %s", t->unit,
-                  afx_printable(r->files.alias_of, alias, sizeof alias), alias);
+        char word[4 * sizeof r->files.alias_of + 4];
+        afx_error("enable: %s is another name of %s: run arenafix enable %s", t->unit, r->files.alias_of,
+                  afx_unit_shell_word(r->files.alias_of, word, sizeof word));
         return false;
     }
     for (size_t i = 0; i < r->files.nwatched; i++)
@@ -406,11 +407,11 @@ static int enable(const struct target *t, bool dry_run, bool force)
     if (!warn_later(t, &r, list))
         goto out;
     if (dry_run) {
-        printf("# %s\n%s", t->shown, text);
+        printf("# %s\n%s", t->printed, text);
         rc = AFX_EXIT_OK;
     } else if ((rc = write_dropin(t, text)) == AFX_EXIT_OK) {
         char word[2 * sizeof t->unit];
-        printf("wrote %s\n%s: systemctl daemon-reload && systemctl restart %s\n", t->shown, next_step(t),
+        printf("wrote %s\n%s: systemctl daemon-reload && systemctl restart %s\n", t->printed, next_step(t),
                afx_unit_shell_word(t->unit, word, sizeof word));
     }
 out:
@@ -433,7 +434,7 @@ static int disable(const struct target *t, bool dry_run)
         if (dir >= 0)
             close(dir);
         if (found == 0)
-            printf("arenafix is not enabled for %s (no %s): nothing to do\n", t->unit, t->shown);
+            printf("arenafix is not enabled for %s (no %s): nothing to do\n", t->unit, t->printed);
         return found == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
     }
     if (!afx_dropin_is_ours(head, len)) {
@@ -443,7 +444,7 @@ static int disable(const struct target *t, bool dry_run)
         return AFX_EXIT_FAIL;
     }
     if (dry_run) {
-        printf("would remove %s\n", t->shown);
+        printf("would remove %s\n", t->printed);
         close(dir);
         return AFX_EXIT_OK;
     }
@@ -462,7 +463,7 @@ static int disable(const struct target *t, bool dry_run)
         close(parent);
     }
     char word[2 * sizeof t->unit];
-    printf("removed %s\n%s: systemctl daemon-reload && systemctl restart %s\n", t->shown, next_step(t),
+    printf("removed %s\n%s: systemctl daemon-reload && systemctl restart %s\n", t->printed, next_step(t),
            afx_unit_shell_word(t->unit, word, sizeof word));
     return AFX_EXIT_OK;
 }
@@ -558,6 +559,7 @@ int afx_cmd_enable(int argc, char **argv, bool on)
     snprintf(t.dir, sizeof t.dir, SYSTEM_DIR "/%s.d", t.unit);
     snprintf(t.path, sizeof t.path, "%s/" DROPIN, t.dir);
     afx_root_path(&t.root, t.path, t.shown, sizeof t.shown);
+    afx_printable(t.shown, t.printed, sizeof t.printed);
     rc = on ? enable(&t, dry_run, force) : disable(&t, dry_run);
     afx_root_close(&t.root);
     return rc;

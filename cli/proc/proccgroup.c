@@ -134,7 +134,9 @@ char *afx_unit_shell_word(const char *name, char *out, size_t size)
 {
     static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.@";
     if (name[strspn(name, plain)] == '\0') {
-        snprintf(out, size, "%s", name);
+        /* Cut short, it would name another unit: dropped as well. */
+        if (snprintf(out, size, "%s", name) >= (int)size && size > 0)
+            out[0] = '\0';
         return out;
     }
     /* In single quotes, each ' as '\'': one word whatever name holds;

@@ -238,6 +238,80 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* A unit whose name systemd escaped (a "-" inside an instance or path
+ * name): every path enable and disable print is the file they wrote or
+ * removed, and the commands they suggest name the unit as one word. */
+START_TEST(escaped_unit_named_as_on_disk)
+{
+    static const char unit[] = "a\\x2db.service";
+    static const char then[] = "on the system that boots it, if it runs: systemctl daemon-reload && systemctl "
+                               "restart 'a\\x2db.service'\n";
+    char path[PATH_MAX], want[PATH_MAX * 2];
+    write_file("lib/systemd/system/a\\x2db.service", "[Service]\nExecStart=/bin/true\n");
+    path_of(path, sizeof path, "etc/systemd/system/a\\x2db.service.d/arenafix.conf");
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "enable", "--dry-run", "--root", root, unit));
+    ck_assert_status(&r, 0);
+    FMT(want, "# %s\n", path);
+    ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "want %s at the start of:\n%s", want, r.out);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "enable", "--root", root, unit));
+    ck_assert_status(&r, 0);
+    FMT(want, "wrote %s\n%s", path, then);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+    ck_assert_msg(access(path, F_OK) == 0, "%s: %s", path, strerror(errno));
+    run(&r, NULL, ARGV(cli(), "disable", "--dry-run", "--root", root, unit));
+    ck_assert_status(&r, 0);
+    FMT(want, "would remove %s\n", path);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "disable", "--root", root, unit));
+    ck_assert_status(&r, 0);
+    FMT(want, "removed %s\n%s", path, then);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+    ck_assert_msg(access(path, F_OK) != 0, "%s is still there", path);
+    run(&r, NULL, ARGV(cli(), "disable", "--root", root, unit));
+    ck_assert_status(&r, 0);
+    FMT(want, "arenafix is not enabled for a\\x2db.service (no %s): nothing to do\n", path);
+    ck_assert_str_eq(r.out, want);
+    run_free(&r);
+}
+END_TEST
+
+/* What a terminal would act on is escaped once, as inspect escapes it
+ * (\001), in an error line (the root's path, ARENAFIX_LIBRARY) and in
+ * what enable prints: not again on the way through the error line. */
+START_TEST(escaped_once)
+{
+    char odd[128], want[PATH_MAX * 2];
+    path_of(odd, sizeof odd, "q\001");
+    ck_assert(mkdir(odd, 0755) == 0);
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "enable", "--root", odd, "web"));
+    ck_assert_status(&r, 1);
+    FMT(want, "arenafix: %s/q\\001/etc/systemd/system does not exist; is systemd installed?", root);
+    ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0, "want %s in:\n%s", want, r.err);
+    run_free(&r);
+    run(&r, ARGV("ARENAFIX_LIBRARY=/opt/x\001y.so"), ARGV(cli(), "enable", "--root", root, "web"));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strncmp(r.err, "arenafix: ARENAFIX_LIBRARY=/opt/x\\001y.so: ", 43) == 0, "%s", r.err);
+    run_free(&r);
+
+    /* A tree there. */
+    FMT(want, "mkdir -p '%s/etc/systemd/system' '%s/lib/systemd/system' && "
+        "printf '[Service]\\nExecStart=/bin/true\\n' > '%s/lib/systemd/system/web.service'", odd, odd, odd);
+    ck_assert(system(want) == 0);
+    run(&r, NULL, ARGV(cli(), "enable", "--root", odd, "web"));
+    ck_assert_status(&r, 0);
+    FMT(want, "wrote %s/q\\001/etc/systemd/system/web.service.d/arenafix.conf\n", root);
+    ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "want %s at the start of:\n%s", want, r.out);
+    ck_assert_msg(terminal_safe(r.out), "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* ---- the drop-in's mode ----------------------------------------------- */
 
 static void enable_with_umask(const char *mask)
@@ -963,6 +1037,8 @@ Suite *enable_suite(void)
     tcase_add_test(tc, dry_run_writes_nothing);
     tcase_add_test(tc, other_dropins);
     tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, escaped_unit_named_as_on_disk);
+    tcase_add_test(tc, escaped_once);
     tcase_add_test(tc, mode_ignores_umask);
     tcase_add_test(tc, library_path_checked);
     tcase_add_test(tc, library_owned_by_root);

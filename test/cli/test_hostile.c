@@ -52,6 +52,30 @@ START_TEST(escape_for_the_terminal)
 }
 END_TEST
 
+/* A path shown on standard output: as it is named when that is safe
+ * (systemd's escaped unit names keep their backslashes), else all of it
+ * escaped as above, each backslash then one of the escapes. */
+START_TEST(printable_as_named_or_escaped_whole)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "/etc/systemd/system/a\\x2db.service.d", "/etc/systemd/system/a\\x2db.service.d" },
+        { "a b:c$d", "a b:c$d" },
+        { "/srv/q\001/a\\x2db", "/srv/q\\001/a\\\\x2db" },
+        { "\033[2J", "\\033[2J" },
+        { "caf\xc3\xa9\\", "caf\\303\\251\\\\" },
+        { "", "" },
+    };
+    char out[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_str_eq(afx_printable(cases[i].in, out, sizeof out), cases[i].want);
+    ck_assert_str_eq(afx_printable("a\\bcdefghij", out, 8), "a\\bc...");
+    ck_assert_str_eq(afx_printable("\001\001\001", out, 9), "\\001...");
+    ck_assert_str_eq(afx_printable("a\\c", out, 4), "a\\c");
+}
+END_TEST
+
 START_TEST(json_is_ascii_and_valid_whatever_the_bytes)
 {
     static const struct {
@@ -452,6 +476,7 @@ Suite *hostile_suite(void)
     Suite *s = suite_create("hostile input");
     TCase *tc = tcase_create("readers");
     tcase_add_test(tc, escape_for_the_terminal);
+    tcase_add_test(tc, printable_as_named_or_escaped_whole);
     tcase_add_test(tc, json_is_ascii_and_valid_whatever_the_bytes);
     tcase_add_test(tc, library_names_are_exact);
     tcase_add_test(tc, maps_only_code_is_a_library);

@@ -310,6 +310,27 @@ START_TEST(unit_commands)
 }
 END_TEST
 
+/* A word at its buffer's bound: it fits in its length, two quotes and
+ * the NUL; one byte less gives "", with nothing written past the buffer.
+ * A plain name cut short would name another unit: "" too. */
+START_TEST(shell_word_at_its_bound)
+{
+    static const char *const names[] = { "a\\x2db.service", "it's.service", "nginx.service" };
+    static const char *const words[] = { "'a\\x2db.service'", "'it'\\''s.service'", "nginx.service" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char buf[64];
+        size_t need = strlen(words[i]) + 1;
+        memset(buf, '#', sizeof buf);
+        ck_assert_str_eq(afx_unit_shell_word(names[i], buf, need), words[i]);
+        ck_assert_msg(buf[need] == '#', "%s: a byte written past %zu", names[i], need);
+        memset(buf, '#', sizeof buf);
+        ck_assert_str_eq(afx_unit_shell_word(names[i], buf, need - 1), "");
+        for (size_t k = need - 1; k < sizeof buf; k++)
+            ck_assert_msg(buf[k] == '#', "%s: byte %zu written, past a buffer of %zu", names[i], k, need - 1);
+    }
+}
+END_TEST
+
 /* The facts root's denial is explained by. */
 START_TEST(access_facts)
 {
@@ -1114,6 +1135,7 @@ Suite *scan_suite(void)
     tcase_add_test(tc, stat_flags);
     tcase_add_test(tc, cgroup_unit);
     tcase_add_test(tc, unit_commands);
+    tcase_add_test(tc, shell_word_at_its_bound);
     tcase_add_test(tc, access_facts);
     tcase_add_test(tc, glibc_state_by_version);
     tcase_add_test(tc, affected_process_is_hit);

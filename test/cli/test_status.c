@@ -207,6 +207,59 @@ START_TEST(live_asks_systemd)
 }
 END_TEST
 
+/* A unit systemd escaped: the path status shows, as text and in JSON,
+ * is the drop-in's; the commands it says to run next name the unit as
+ * one shell word. */
+START_TEST(escaped_unit_named_as_on_disk)
+{
+    write_file("lib/systemd/system/a\\x2db.service", "[Service]\nExecStart=/bin/true\n");
+    enable_in_root("a\\x2db.service", false);
+    char path[PATH_MAX], line[PATH_MAX * 2];
+    FMT(path, "%s/etc/systemd/system/a\\x2db.service.d/arenafix.conf", root);
+    ck_assert_msg(access(path, F_OK) == 0, "%s: %s", path, strerror(errno));
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "status", "--root", root));
+    ck_assert_status(&r, 0);
+    FMT(line, "drop-in:        a\\x2db.service: %s (systemd: not asked, --root)\n", path);
+    want_line(&r, line);
+    run_free(&r);
+
+    if (run(&r, NULL, ARGV("python3", "-c", "import json")) == 0) {
+        char json[PATH_MAX], cmd[PATH_MAX * 2];
+        run_free(&r);
+        FMT(json, "%s/status.json", root);
+        FMT(cmd, "'%s' status --json --root '%s' > '%s'", cli(), root, json);
+        ck_assert(system(cmd) == 0);
+        run(&r, NULL, ARGV("python3", "-c",
+                           "import json, sys\n"
+                           "d = json.load(open(sys.argv[1]))\n"
+                           "assert [x['path'] for x in d['dropins']] == [sys.argv[2]], d\n"
+                           "assert d['dropins'][0]['unit'] == 'a\\\\x2db.service', d\n",
+                           json, path));
+        ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    } else {
+        printf("SKIP escaped_unit_named_as_on_disk (JSON): no python3 to read it with\n");
+    }
+    run_free(&r);
+
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0 || access("/run/systemd", F_OK) != 0) {
+        printf("SKIP escaped_unit_named_as_on_disk (running): needs root, unshare -m and /run/systemd\n");
+        return;
+    }
+    run_live(&r, "LoadState=loaded\\nNeedDaemonReload=yes\\nDropInPaths=\\nActiveState=active\\n"
+                 "ExecMainStartTimestampMonotonic=1\\n");
+    ck_assert_status(&r, 0);
+    want_line(&r, "(systemd: not loaded)\nnext:           systemctl daemon-reload && systemctl restart "
+                  "'a\\x2db.service'\n");
+    run_free(&r);
+    run_live(&r, "LoadState=not-found\\nNeedDaemonReload=no\\nDropInPaths=\\nActiveState=inactive\\n"
+                 "ExecMainStartTimestampMonotonic=0\\n");
+    ck_assert_status(&r, 0);
+    want_line(&r, "(systemd: unit not installed)\nnext:           arenafix disable 'a\\x2db.service'\n");
+    run_free(&r);
+}
+END_TEST
+
 Suite *status_suite(void)
 {
     Suite *s = suite_create("status");
@@ -217,6 +270,7 @@ Suite *status_suite(void)
     tcase_add_test(tc, unreadable_is_a_failure);
     tcase_add_test(tc, help);
     tcase_add_test(tc, live_asks_systemd);
+    tcase_add_test(tc, escaped_unit_named_as_on_disk);
     suite_add_tcase(s, tc);
     return s;
 }

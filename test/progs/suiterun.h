@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hostfile.h"
+
 typedef Suite *(*afx_suite_maker)(void);
 
 struct afx_suite_result {
@@ -47,9 +49,28 @@ static void afx_suite_flush(FILE *out)
     fflush(stdout);
 }
 
+static int afx_run_suites_here(const afx_suite_maker *makers, int n);
+
 /* Run the n suites; the number of tests that failed (a worker that died
- * counts as one failure). */
+ * counts as one failure, and so does a host file they changed). */
 static int afx_run_suites(const afx_suite_maker *makers, int n)
+{
+    static const char preload[] = "/etc/ld.so.preload";
+    struct afx_host_file before, after;
+    afx_host_file_read(preload, &before);
+    int failed = afx_run_suites_here(makers, n);
+    afx_host_file_read(preload, &after);
+    if (!afx_host_file_same(&before, &after)) {
+        printf("FAIL: the suites changed this host's %s (%s before, %s after): a test wrote outside "
+               "its own directories\n", preload, before.exists ? "there" : "absent", after.exists ? "there" : "absent");
+        failed++;
+    }
+    free(before.text);
+    free(after.text);
+    return failed;
+}
+
+static int afx_run_suites_here(const afx_suite_maker *makers, int n)
 {
     const char *env = getenv("AFX_TEST_JOBS");
     int jobs = env != NULL ? atoi(env) : 1;
