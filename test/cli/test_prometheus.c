@@ -560,6 +560,33 @@ START_TEST(fixed_by_the_library)
 }
 END_TEST
 
+/* The file's contents, malloc'd; NULL if it cannot be read. */
+static char *contents(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    /* A trace holds a line for each file of /proc read: all of it. */
+    ck_assert(fseek(f, 0, SEEK_END) == 0);
+    long size = ftell(f);
+    ck_assert(size >= 0 && fseek(f, 0, SEEK_SET) == 0);
+    char *buf = malloc((size_t)size + 1);
+    ck_assert(buf != NULL);
+    size_t n = fread(buf, 1, (size_t)size, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* What is left in dir: its entries, sorted, one a line. */
+static void entries(const char *dir, char *out, size_t size)
+{
+    struct run r;
+    run(&r, NULL, ARGV("ls", "-A", dir));
+    snprintf(out, size, "%s", r.out);
+    run_free(&r);
+}
+
 /* The value of the sample line that starts with prefix, or -1. */
 static double sample(const char *out, const char *prefix)
 {
@@ -600,8 +627,19 @@ START_TEST(other_users_cannot_push_roots_series_out)
     ck_assert(symlink(test_prog("arenawait"), path) == 0);
     struct live mine;
     live_start(&mine, NULL, ARGV(path, "2", "pinned"));
-    struct run r;
+    struct run r, full;
     run(&r, NULL, ARGV(cli(), "inspect", "--all", "--prometheus", "--no-probe"));
+    /* Metrics of more than a stdio buffer: a disk full for one write,
+     * the first buffer's, and not for the last.  Nothing of it is
+     * committed. */
+    char file[PATH_MAX];
+    snprintf(file, sizeof file, "%s/arenafix.prom", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert(f != NULL && fputs("old\n", f) >= 0 && fclose(f) == 0);
+    int full_status = run(&full, NULL, ARGV(test_prog("sysfail"), "--write-size", "4096", cli(), "inspect", "--all",
+                                            "--prometheus", "--no-probe", "--output", file));
+    char *kept = contents(file);
+    unlink(file);
     live_stop(&mine);
     unlink(path);
     for (int i = ATTACKERS; i-- > 0;) {
@@ -622,7 +660,13 @@ START_TEST(other_users_cannot_push_roots_series_out)
     ck_assert_int_ge(count_of(r.out, ",comm=\"a0") + count_of(r.out, ",comm=\"a1") + count_of(r.out, ",comm=\"a2"),
                      AFX_PROM_SERIES_MAX - 20);
     ck_assert_int_ge(sample(r.out, "arenafix_processes{verdict=\"hit\"} "), ATTACKERS);
+    ck_assert_uint_gt(strlen(r.out), 2 * 4096);
     run_free(&r);
+    ck_assert_msg(full_status == 1 && strstr(full.err, ": cannot write the new file: No space left on device; ") != NULL,
+                  "exit %d: %s", full_status, full.err);
+    ck_assert_str_eq(kept, "old\n");
+    free(kept);
+    run_free(&full);
 }
 END_TEST
 
@@ -669,33 +713,6 @@ START_TEST(unreadable_processes_counted)
     run_free(&r);
 }
 END_TEST
-
-/* The file's contents, malloc'd; NULL if it cannot be read. */
-static char *contents(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return NULL;
-    /* A trace holds a line for each file of /proc read: all of it. */
-    ck_assert(fseek(f, 0, SEEK_END) == 0);
-    long size = ftell(f);
-    ck_assert(size >= 0 && fseek(f, 0, SEEK_SET) == 0);
-    char *buf = malloc((size_t)size + 1);
-    ck_assert(buf != NULL);
-    size_t n = fread(buf, 1, (size_t)size, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* What is left in dir: its entries, sorted, one a line. */
-static void entries(const char *dir, char *out, size_t size)
-{
-    struct run r;
-    run(&r, NULL, ARGV("ls", "-A", dir));
-    snprintf(out, size, "%s", r.out);
-    run_free(&r);
-}
 
 /* The collector's user reads the file, whatever the umask of whoever
  * runs the scan. */
@@ -858,6 +875,57 @@ START_TEST(output_synced_before_named)
 }
 END_TEST
 
+/* Where the file system has no unnamed files: a named new file beside
+ * it, made and replaced as well (mode 0644 whatever the umask), and
+ * removed when the rename is refused. */
+START_TEST(output_without_o_tmpfile)
+{
+    if (skip_emulated(__func__, "a seccomp filter of the host's system calls"))
+        return;
+    char dir[] = "/tmp/arenafix-prom-XXXXXX", file[PATH_MAX], left[512];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(file, sizeof file, "%s/arenafix.prom", dir);
+    struct run r;
+    mode_t old = umask(077);
+    int status = run(&r, NULL, ARGV(test_prog("sysfail"), "--no-tmpfile", cli(), "inspect", "--all", "--prometheus", "--no-probe",
+                                    "--output", file));
+    umask(old);
+    struct stat st;
+    int got = lstat(file, &st);
+    char *now = contents(file);
+    entries(dir, left, sizeof left);
+    ck_assert_msg(status == 0 || (status >= 3 && status <= 5), "exit %d: %s", status, r.err);
+    run_free(&r);
+    ck_assert(got == 0 && S_ISREG(st.st_mode));
+    ck_assert_uint_eq(st.st_mode & 07777, 0644);
+    ck_assert(now != NULL);
+    well_formed(now);
+    free(now);
+    ck_assert_str_eq(left, "arenafix.prom\n");
+
+    if (geteuid() != 0) {
+        printf("SKIP %s (refused rename): needs root to make a file immutable\n", __func__);
+    } else {
+        struct run attr;
+        bool immutable = run(&attr, NULL, ARGV("chattr", "+i", file)) == 0;
+        run_free(&attr);
+        if (immutable) {
+            status = run(&r, NULL, ARGV(test_prog("sysfail"), "--no-tmpfile", cli(), "inspect", "--all", "--prometheus",
+                                        "--no-probe", "--output", file));
+            run(&attr, NULL, ARGV("chattr", "-i", file));
+            run_free(&attr);
+            entries(dir, left, sizeof left);
+            ck_assert_msg(status == 1 && strstr(r.err, ": cannot rename the new file arenafix.prom.") != NULL,
+                          "exit %d: %s", status, r.err);
+            run_free(&r);
+            ck_assert_str_eq(left, "arenafix.prom\n");
+        }
+    }
+    unlink(file);
+    ck_assert_msg(rmdir(dir) == 0, "something left beside the file: %s", strerror(errno));
+}
+END_TEST
+
 START_TEST(usage)
 {
     const struct {
@@ -918,6 +986,7 @@ Suite *prometheus_suite(void)
     tcase_add_test(host, output_refused_rename);
     tcase_add_test(host, output_full_disk);
     tcase_add_test(host, output_synced_before_named);
+    tcase_add_test(host, output_without_o_tmpfile);
     suite_add_tcase(s, host);
     return s;
 }
