@@ -131,7 +131,6 @@ bool afx_outfile_commit(struct afx_outfile *o)
     bool named = !o->unnamed;
     if (ok && !named) {
         step = "name";
-        snprintf(o->tmp, sizeof o->tmp, "%s", "the new file");
         ok = named = name_it(o);
     }
     int err = errno;
@@ -147,10 +146,12 @@ bool afx_outfile_commit(struct afx_outfile *o)
         ok = false;
     }
     if (!ok) {
-        afx_error("--output %s: cannot %s %s: %s; %s is left as it was", o->path, step, o->tmp, strerror(err),
-                  o->path);
-        if (named)
-            unlinkat(o->dir, o->tmp, 0);
+        /* Its name, where it has one: should the removal fail too,
+         * whoever finds it left behind knows what it is. */
+        afx_error("--output %s: cannot %s %s%s: %s; %s is left as it was", o->path, step,
+                  named ? "the new file " : "the new file", named ? o->tmp : "", strerror(err), o->path);
+        if (named && unlinkat(o->dir, o->tmp, 0) != 0)
+            afx_error("--output %s: cannot remove the new file %s either: %s", o->path, o->tmp, strerror(errno));
     }
     close(o->dir);
     o->dir = -1;

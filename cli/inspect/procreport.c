@@ -19,6 +19,8 @@
 #define COMM_MAX 4096
 /* A stat line is a few hundred bytes, its name at most 64. */
 #define STAT_MAX 4096
+/* A few KiB, but Groups: may list 65536 groups. */
+#define STATUS_MAX (1L << 20)
 
 /* Versions already read, by the file they were read from: a host's
  * processes share a few libc files, and each banner may be 16 MiB in.
@@ -138,6 +140,22 @@ bool afx_report_same_process(const struct afx_report *r)
     return r->start_time != 0 && read_start_time(r->pid) == r->start_time;
 }
 
+/* Its real uid, -1 if unreadable: who started it, which it cannot
+ * change (/proc/PID is root's for any process that made itself
+ * undumpable, and a set-user-ID program changes only the effective
+ * uid). */
+static long read_uid(long pid)
+{
+    char path[64], uid[64];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    char *text = afx_slurp_max(path, STATUS_MAX, NULL);
+    bool ok = text != NULL && afx_status_field(text, "Uid", uid, sizeof uid);
+    free(text);
+    char *end;
+    unsigned long n = ok ? strtoul(uid, &end, 10) : 0;
+    return ok && end != uid && (*end == '\t' || *end == ' ') && n <= 0xffffffffUL ? (long)n : -1;
+}
+
 /* The kernel's name for its executable: text, never followed. */
 static void read_exe(struct afx_report *r, const char *dir)
 {
@@ -217,6 +235,10 @@ int afx_report_read(struct afx_report *r, const char **what)
         *what = "comm";
         return err;
     }
+    /* Before anything that may cut the read short: the metrics rank a
+     * process by its real uid, and one not read whole must not pass for
+     * root's. */
+    r->uid = read_uid(r->pid);
     if (!afx_read_maps(dir, &r->deadline, &r->maps)
         || (r->maps.lines == 0 && afx_live_thread_dir(r->pid, &r->deadline, dir, sizeof dir)
             && !afx_read_maps(dir, &r->deadline, &r->maps))) {
@@ -271,6 +293,11 @@ void afx_report_judge(struct afx_report *r)
         .glibc = r->state, .glibc_untested = r->untested, .unread = r->unread[0] ? r->unread : NULL,
     };
     r->health = afx_judge_process(&facts, r->why, sizeof r->why);
+}
+
+bool afx_report_fixed(const struct afx_report *r)
+{
+    return r->health == AFX_FINE && r->maps.arenafix && r->env.arenafix.mode != AFX_MODE_OFF;
 }
 
 int afx_health_status(enum afx_health h)

@@ -28,6 +28,7 @@ struct afx_report {
     long exact;                 /* arenas from the heap headers, -1 unread */
     int mem_err;                /* why /proc/PID/mem would not open, 0 if it did (or was not tried) */
     struct afx_unit unit;       /* its systemd unit, from its cgroup */
+    long uid;                   /* its real uid, -1 if unread */
     char glibc[32];             /* the version in its libc's banner, or "unknown" */
     bool libc_known;            /* the libc it maps, as opened: which file */
     dev_t libc_dev;
@@ -70,6 +71,10 @@ void afx_report_close(struct afx_report *r);
 
 /* Set r->health and r->why from what was read and r->state. */
 void afx_report_judge(struct afx_report *r);
+
+/* True if r (judged) is fine because libarenafix is loaded and on: the
+ * summary's and the metrics' "fixed".  Pure. */
+bool afx_report_fixed(const struct afx_report *r);
 
 /* inspect's exit status for a verdict: 0 fine, 3 hit, 4 at risk, 5
  * cannot tell. */

@@ -5,13 +5,6 @@
 
 #include "escape.h"
 
-struct afx_prom_series {
-    char unit[AFX_PROM_LABEL_SIZE];     /* label text, escaped */
-    char comm[AFX_PROM_LABEL_SIZE];
-    enum afx_health verdict;
-    long count;
-};
-
 /* The verdicts as label values: no spaces, as Prometheus's own are. */
 static const char *const verdict_label[] = {
     [AFX_FINE] = "fine",
@@ -41,54 +34,102 @@ char *afx_prom_label(const char *s, char *out, size_t size)
     return out;
 }
 
-static struct afx_prom_series *find(const struct afx_prom *p, const char *unit, const char *comm, enum afx_health v)
+/* Units by what an operator must see first, and what no unprivileged
+ * user can take: a system service, another system unit (a login
+ * session's scope, a container's), no unit (placed by root, a host
+ * without systemd, or a cgroup path that does not parse), a unit of a
+ * user's manager (any user makes those). */
+enum unit_kind { KIND_SERVICE, KIND_SYSTEM_UNIT, KIND_NO_UNIT, KIND_USER_UNIT };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int unit_kind(const struct afx_unit *u)
+{
+    if (u->name[0] == '\0')
+        return KIND_NO_UNIT;
+    /* user@UID.service itself holds the user's manager. */
+    if (u->user || strncmp(u->name, "user@", 5) == 0)
+        return KIND_USER_UNIT;
+    return ends_with(u->name, ".service") ? KIND_SERVICE : KIND_SYSTEM_UNIT;
+}
+
+/* True if a is kept before b.  First what no unprivileged user can
+ * choose: a system service's (only root makes those), then root's (any
+ * user can log in, into a session's scope, or make a cgroup path that
+ * does not parse), then by the kind of unit; then hit before at risk;
+ * then the names, so that the choice depends on neither PIDs nor the
+ * order of the scan. */
+static bool outranks(const struct afx_prom_series *a, const struct afx_prom_series *b)
+{
+    if ((a->kind == KIND_SERVICE) != (b->kind == KIND_SERVICE))
+        return a->kind == KIND_SERVICE;
+    if (a->root != b->root)
+        return a->root;
+    if (a->kind != b->kind)
+        return a->kind < b->kind;
+    if (a->verdict != b->verdict)
+        return a->verdict == AFX_HIT;
+    int c = strcmp(a->unit, b->unit);
+    return c != 0 ? c < 0 : strcmp(a->comm, b->comm) < 0;
+}
+
+static struct afx_prom_series *find(struct afx_prom *p, const struct afx_prom_series *key)
 {
     for (size_t i = 0; i < p->count; i++) {
         struct afx_prom_series *s = &p->list[i];
-        if (s->verdict == v && strcmp(s->unit, unit) == 0 && strcmp(s->comm, comm) == 0)
+        if (s->verdict == key->verdict && strcmp(s->unit, key->unit) == 0 && strcmp(s->comm, key->comm) == 0)
             return s;
     }
     return NULL;
 }
 
-/* A new series at 0; NULL if memory ran out (the counts by verdict
- * still hold the process). */
-static struct afx_prom_series *make(struct afx_prom *p, const char *unit, const char *comm, enum afx_health v)
+static struct afx_prom_series *lowest(struct afx_prom *p)
 {
-    if (p->count == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 8;
-        struct afx_prom_series *bigger = realloc(p->list, cap * sizeof *bigger);
-        if (bigger == NULL)
-            return NULL;
-        p->list = bigger;
-        p->cap = cap;
-    }
-    struct afx_prom_series *s = &p->list[p->count++];
-    snprintf(s->unit, sizeof s->unit, "%s", unit);
-    snprintf(s->comm, sizeof s->comm, "%s", comm);
-    s->verdict = v;
-    s->count = 0;
-    return s;
+    struct afx_prom_series *low = &p->list[0];
+    for (size_t i = 1; i < p->count; i++)
+        if (outranks(low, &p->list[i]))
+            low = &p->list[i];
+    return low;
 }
 
 void afx_prom_add(struct afx_prom *p, const struct afx_report *r)
 {
-    static const char other[] = "(other)";
     if (r->health != AFX_HIT && r->health != AFX_AT_RISK)
         return;
-    char unit[AFX_PROM_LABEL_SIZE], comm[AFX_PROM_LABEL_SIZE], shown[AFX_UNIT_MAX + 16];
+    struct afx_prom_series new = { .verdict = r->health, .kind = unit_kind(&r->unit), .root = r->uid == 0,
+                                   .count = 1 };
+    char shown[AFX_UNIT_MAX + 16];
     /* As the text report's UNIT column: a user's unit is marked. */
     snprintf(shown, sizeof shown, "%s%s", r->unit.name, r->unit.user && r->unit.name[0] ? " (user)" : "");
-    afx_prom_label(shown, unit, sizeof unit);
-    afx_prom_label(r->name, comm, sizeof comm);
-    struct afx_prom_series *s = find(p, unit, comm, r->health);
-    /* A new pair past the bound goes with the other ones. */
-    if (s == NULL && p->count >= AFX_PROM_SERIES_MAX)
-        s = find(p, other, other, r->health) ?: make(p, other, other, r->health);
-    else if (s == NULL)
-        s = make(p, unit, comm, r->health);
-    if (s != NULL)
+    afx_prom_label(shown, new.unit, sizeof new.unit);
+    afx_prom_label(r->name, new.comm, sizeof new.comm);
+    struct afx_prom_series *s = find(p, &new);
+    if (s != NULL) {
         s->count++;
+        s->root |= new.root;
+        return;
+    }
+    if (p->count < AFX_PROM_SERIES_MAX) {
+        p->list[p->count++] = new;
+        return;
+    }
+    /* Full: the lowest of the kept and the new one, the lower folds.
+     * A series folded ranks below every one kept from then on, so the
+     * kept are the first AFX_PROM_SERIES_MAX in rank, whatever the
+     * order (but for a series that ranks higher once a process of
+     * root's joins it: from then on it is kept apart, its processes
+     * before in (other)). */
+    s = lowest(p);
+    if (outranks(&new, s)) {
+        p->other[s->verdict] += s->count;
+        *s = new;
+    } else {
+        p->other[new.verdict]++;
+    }
 }
 
 static int by_labels(const void *a, const void *b)
@@ -129,8 +170,12 @@ bool afx_prom_write(struct afx_prom *p, const struct afx_prom_facts *f, FILE *ou
     fprintf(out, "arenafix_processes_fixed %ld\n", f->fixed);
     head(out, "arenafix_process_verdict",
          "Hit or at-risk processes, by systemd unit (\"\" if none) and command name.");
-    if (p->count > 0)
-        qsort(p->list, p->count, sizeof p->list[0], by_labels);
+    /* The folded in their place among the others, once per verdict. */
+    for (int v = 0; v < AFX_HEALTHS; v++)
+        if (p->other[v] > 0)
+            p->list[p->count++] = (struct afx_prom_series){ .unit = "(other)", .comm = "(other)", .verdict = v,
+                                                            .count = p->other[v] };
+    qsort(p->list, p->count, sizeof p->list[0], by_labels);
     for (size_t i = 0; i < p->count; i++)
         fprintf(out, "arenafix_process_verdict{unit=\"%s\",comm=\"%s\",verdict=\"%s\"} %ld\n", p->list[i].unit,
                 p->list[i].comm, verdict_label[p->list[i].verdict], p->list[i].count);
@@ -138,7 +183,7 @@ bool afx_prom_write(struct afx_prom *p, const struct afx_prom_facts *f, FILE *ou
     fprintf(out, "arenafix_scan_timestamp_seconds %.3f\n", f->timestamp);
     head(out, "arenafix_scan_duration_seconds", "How long the scan took, in seconds.");
     fprintf(out, "arenafix_scan_duration_seconds %.3f\n", f->duration);
-    free(p->list);
-    *p = (struct afx_prom){ 0 };
+    p->count = 0;
+    memset(p->other, 0, sizeof p->other);
     return !ferror(out);
 }

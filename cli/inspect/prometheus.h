@@ -12,12 +12,30 @@
 #include "procreport.h"
 #include "verdict.h"
 
-struct afx_prom_series;
+/* The series kept apart; the rest fold into unit="(other)",
+ * comm="(other)", so that a host (or a process renaming itself) cannot
+ * make the file, and the series, grow without bound. */
+#define AFX_PROM_SERIES_MAX 200
+
+#define AFX_PROM_LABEL_MAX 128
+/* Room for afx_prom_label's output: each byte may double, and the NUL. */
+#define AFX_PROM_LABEL_SIZE (2 * AFX_PROM_LABEL_MAX + 1)
+
+/* Hit or at-risk processes of one (unit, command name, verdict). */
+struct afx_prom_series {
+    char unit[AFX_PROM_LABEL_SIZE];     /* label text, escaped */
+    char comm[AFX_PROM_LABEL_SIZE];
+    enum afx_health verdict;
+    int kind;                           /* its unit's, as prometheus.c ranks them */
+    bool root;                          /* one of them runs as root (real uid 0) */
+    long count;
+};
 
 /* The hit and at-risk processes, aggregated. */
 struct afx_prom {
-    struct afx_prom_series *list;
-    size_t count, cap;
+    struct afx_prom_series list[AFX_PROM_SERIES_MAX + 2];   /* and (other)'s, hit and at risk, when written */
+    size_t count;
+    long other[AFX_HEALTHS];            /* folded into (other), by verdict */
 };
 
 /* What the scan found on the host, for the gauges. */
@@ -31,11 +49,17 @@ struct afx_prom_facts {
     double timestamp, duration;         /* when the scan ended (seconds since the epoch), how long it took */
 };
 
-/* Count r if it is hit or at risk (nothing otherwise). */
+/* Count r if it is hit or at risk (nothing otherwise).  Past the bound,
+ * the series kept are those an operator must see first, by what no
+ * unprivileged user chooses: a system service's, then root's, then by
+ * the kind of unit (another system unit, none, a user's unit last);
+ * then hit before at risk; then by unit and name.  Never by PID or the
+ * order processes come in: any user can start processes early, and
+ * take the low PIDs. */
 void afx_prom_add(struct afx_prom *p, const struct afx_report *r);
 
-/* Every metric, with its HELP and TYPE, then frees the series.  False
- * if out would not take them. */
+/* Every metric, with its HELP and TYPE, then empties p.  False if out
+ * would not take them. */
 bool afx_prom_write(struct afx_prom *p, const struct afx_prom_facts *f, FILE *out);
 
 /* s as a label value's text (between the quotes), safe whatever s
@@ -44,14 +68,5 @@ bool afx_prom_write(struct afx_prom *p, const struct afx_prom_facts *f, FILE *ou
  * at AFX_PROM_LABEL_MAX bytes of that with "...", then backslash and
  * double quote escaped as the format wants.  Returns out.  Pure. */
 char *afx_prom_label(const char *s, char *out, size_t size);
-
-#define AFX_PROM_LABEL_MAX 128
-/* Room for afx_prom_label's output: each byte may double, and the NUL. */
-#define AFX_PROM_LABEL_SIZE (2 * AFX_PROM_LABEL_MAX + 1)
-
-/* The series kept apart; the rest fold into unit="(other)",
- * comm="(other)", so that a host (or a process renaming itself) cannot
- * make the file, and the series, grow without bound. */
-#define AFX_PROM_SERIES_MAX 200
 
 #endif

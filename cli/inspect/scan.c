@@ -219,7 +219,7 @@ static void list_unreadable(struct scan *s, const struct afx_report *r, const ch
 static void list_judged(struct scan *s, const struct afx_report *r)
 {
     s->t.verdict[r->health]++;
-    if (r->health == AFX_FINE && r->maps.arenafix && r->env.arenafix.mode != AFX_MODE_OFF)
+    if (afx_report_fixed(r))
         s->t.fixed++;
     if (s->format == AFX_SCAN_PROMETHEUS) {
         afx_prom_add(&s->prom, r);

@@ -23,6 +23,11 @@ $(B)/test/arenawait: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
 $(B)/test/hostile: test/cli/hostile.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -static -o $@ $<
 
+# A command run where O_TMPFILE is not supported, or a write fails, for
+# --output.
+$(B)/test/sysfail: test/cli/sysfail.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
 # The hardening suite plays the attacker against the command
 # (test/hard/attack-*.sh).
 hard-build: $(CLI_BIN) $(B)/test/hostile
@@ -37,5 +42,5 @@ $(B)/fuzz/fuzz_cgroup: cli/proc/proccgroup.c cli/proc/proccgroup.h
 .PHONY: check-cli
 CHECK_SUITES += check-cli
 check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
-           $(B)/real/countarenas.so $(B)/test/cli-tests
+           $(B)/test/sysfail $(B)/real/countarenas.so $(B)/test/cli-tests
 	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests
