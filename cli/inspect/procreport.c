@@ -144,11 +144,11 @@ bool afx_report_same_process(const struct afx_report *r)
  * change (/proc/PID is root's for any process that made itself
  * undumpable, and a set-user-ID program changes only the effective
  * uid). */
-static long read_uid(long pid)
+static long read_uid(long pid, const struct afx_deadline *by)
 {
     char path[64], uid[64];
     snprintf(path, sizeof path, "/proc/%ld/status", pid);
-    char *text = afx_slurp_max(path, STATUS_MAX, NULL);
+    char *text = afx_slurp_max(path, STATUS_MAX, by, NULL);
     bool ok = text != NULL && afx_status_field(text, "Uid", uid, sizeof uid);
     free(text);
     char *end;
@@ -238,7 +238,7 @@ int afx_report_read(struct afx_report *r, const char **what)
     /* Before anything that may cut the read short: the metrics rank a
      * process by its real uid, and one not read whole must not pass for
      * root's. */
-    r->uid = read_uid(r->pid);
+    r->uid = read_uid(r->pid, &r->deadline);
     if (!afx_read_maps(dir, &r->deadline, &r->maps)
         || (r->maps.lines == 0 && afx_live_thread_dir(r->pid, &r->deadline, dir, sizeof dir)
             && !afx_read_maps(dir, &r->deadline, &r->maps))) {
