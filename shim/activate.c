@@ -359,10 +359,9 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
  * (malloc_info), never from a file.  Threads that
  * came and went hold no arena, so they do not count; but after 64 x
  * arena_test creations it is set anyway, which bounds what a program
- * that keeps starting short-lived threads pays for the count.  Arenas
- * are counted (a malloc_info: some 20,000 instructions with nine
- * arenas) at each of the first arena_test + 1 creations, then at every
- * power of two. */
+ * that keeps starting short-lived threads pays for the count (a
+ * malloc_info: some 20,000 instructions with nine arenas).  A creator
+ * narrower than the CPUs online sets it at once: early, never late. */
 static bool due_now(long creating)
 {
     struct afx_facts f = startup;
@@ -380,8 +379,10 @@ static bool due_now(long creating)
     long flight = atomic_load(&in_flight);
     if (alive < 0 || alive + flight > test)
         return true;
-    if (creating > 0 && created > test + 1 && (created & (created - 1)) != 0)
-        return false;
+    /* The count mallocs in this thread: on a narrowed mask, that malloc
+     * could be the one that fixes glibc's limit. */
+    if (afx_thread_cpus() < online_at_start)
+        return true;
     long arenas = __libc_single_threaded ? 1 : afx_count_arenas();
     return arenas < 0 || arenas + flight > test;
 }
@@ -468,8 +469,10 @@ void afx_note_program_mallopt(int param, int value)
             ;
         return;
     }
+    /* Stored whatever arenafix did: a later arena_test of the program's
+     * must not bring arenafix's own limit back over it. */
+    atomic_store(&program_arena_max, value);
     if (atomic_load(&arena_max_state) != SET) {
-        atomic_store(&program_arena_max, value);
         if (atomic_load(&explained) && startup.cfg.verbose
             && atomic_load(&arena_max_state) == ARMED)
             afx_log("standing down: the program called mallopt(M_ARENA_MAX, %d)", value);
@@ -499,7 +502,7 @@ void afx_note_program_mallopt(int param, int value)
  * glibc would fix under the program's arena_test. */
 void afx_after_program_mallopt(int param, int value)
 {
-    if (param != M_ARENA_TEST || value <= 0 || afx_off())
+    if (param != M_ARENA_TEST || value <= 0 || afx_off() || atomic_load(&program_arena_max) > 0)
         return;
     decide_late();
     int state = atomic_load(&arena_max_state);

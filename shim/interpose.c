@@ -355,8 +355,12 @@ static int forward_mallopt(bool libc_name, int param, int value)
         afx_leave();
         ours = false;
     }
-    if (ours)
+    /* mallopt is no cancellation point; a line arenafix writes is. */
+    int cancel;
+    if (ours) {
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
         afx_note_program_mallopt(param, value);
+    }
     const struct afx_real *real = afx_real();
     int rc = 0;
     if (real != NULL && libc_name && real->libc_mallopt.fn != NULL)
@@ -366,6 +370,7 @@ static int forward_mallopt(bool libc_name, int param, int value)
     if (ours) {
         int saved = errno;
         afx_after_program_mallopt(param, value);
+        pthread_setcancelstate(cancel, NULL);
         afx_leave();
         errno = saved;
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "annotate.h"
@@ -195,20 +196,52 @@ static struct start *block_if_born_narrow(const pthread_attr_t *attr, bool attr_
  * of the block once the word is set: the creator may free it at once (a
  * private wake-up reads no memory, and one on an address no one waits on
  * wakes no one). */
-static void hand_off(atomic_uint *handed)
+enum { PENDING, HANDED, CREATOR_GONE };
+
+/* The creator waits this long at most: a thread born onto a CPU that
+ * never runs it (a real-time poller's, throttling off) must not hold its
+ * creator in pthread_create for ever.  Past it, the placement is as
+ * without the hand-off, and the thread frees its block itself. */
+enum { HAND_OFF_WAIT_MS = 1000 };
+
+/* The thread's side.  True: the creator has gone, the block is the
+ * thread's to free. */
+static bool hand_off(atomic_uint *handed)
 {
     AFX_PUBLISHED(*handed);
-    atomic_store_explicit(handed, 1, memory_order_release);
+    unsigned was = atomic_exchange_explicit(handed, HANDED, memory_order_acq_rel);
+    if (was == CREATOR_GONE)
+        return true;
     afx_syscall(SYS_futex, handed, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    return false;
 }
 
-static void wait_for_hand_off(atomic_uint *handed)
+/* The creator's side.  True: the thread has handed off, the block is
+ * the creator's to free. */
+static bool wait_for_hand_off(atomic_uint *handed)
 {
     int saved = errno;
-    while (atomic_load_explicit(handed, memory_order_acquire) == 0)
-        afx_syscall(SYS_futex, handed, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        if (atomic_load_explicit(handed, memory_order_acquire) == HANDED)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long spent_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        unsigned pending = PENDING;
+        if (spent_ms >= HAND_OFF_WAIT_MS
+            && atomic_compare_exchange_strong(handed, &pending, CREATOR_GONE)) {
+            errno = saved;
+            return false;
+        }
+        long left_ms = HAND_OFF_WAIT_MS - spent_ms;
+        struct timespec left = { .tv_sec = left_ms / 1000, .tv_nsec = (left_ms % 1000) * 1000000 };
+        afx_syscall(SYS_futex, handed, FUTEX_WAIT_PRIVATE, PENDING, left_ms > 0 ? &left : NULL,
+                    NULL, 0);
+    }
     AFX_SEEN(*handed);
     errno = saved;
+    return true;
 }
 
 /* In the new thread, before its routine: malloc on the wide mask, take
@@ -234,7 +267,8 @@ __attribute__((noinline)) static void touch_at_birth(struct start *s)
     }
     if (blocked)
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-    hand_off(&s->handed);
+    if (hand_off(&s->handed))
+        free(s);
     errno = saved;
 }
 
@@ -263,9 +297,8 @@ static int c11_trampoline(void *p)
 static void after_create(struct start *s, bool created)
 {
     int saved = errno;
-    if (created)
-        wait_for_hand_off(&s->handed);
-    free(s);
+    if (!created || wait_for_hand_off(&s->handed))
+        free(s);
     errno = saved;
 }
 

@@ -82,6 +82,9 @@ static const char *const scenarios[][14] = {
     { "timer", "pinned:30" },
     { "aio", "pinned:30" },
     { "hidden:3", "pinned:30" },
+    /* their arenas counted at whatever creation comes next */
+    { "one", "one", "one", "one", "one", "one", "one", "one", "one", "one", "hidden:7",
+      "pinned:3" },
     /* the environment changed at runtime is not what glibc read */
     { "setenv:MALLOC_ARENA_MAX=2", "pinned:30" },
     { "setenv:MALLOC_ARENA_TEST=100", "pinned:21" },

@@ -100,9 +100,11 @@ START_TEST(choices_in_a_process_started_narrow)
         afx_skip("a process started narrow", "one CPU online: nothing is narrower");
         return;
     }
-    static const char *const scenarios[][3] = {
+    static const char *const scenarios[][4] = {
         { "mallopt:test:100", "pinned:21" },
         { "mallopt:max:2", "pinned:20" },
+        /* the program's limit stays when its arena_test comes after */
+        { "mallopt:max:2", "mallopt:test:64", "free:12" },
         { "pinned:30" },
     };
     cpu_set_t wide, one;
