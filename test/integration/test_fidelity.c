@@ -118,6 +118,14 @@ static bool mallopt_after_arenafix(const char *const *steps)
     return set && *steps != NULL;
 }
 
+static bool first_mallopt_is_test(const char *const *steps)
+{
+    for (; *steps != NULL; steps++)
+        if (strstr(*steps, "mallopt:") != NULL)
+            return strstr(*steps, ":test:") != NULL;
+    return false;
+}
+
 START_TEST(program_choices_as_glibc)
 {
     const char *const *steps = scenarios[_i % NSCENARIOS];
@@ -138,7 +146,12 @@ START_TEST(program_choices_as_glibc)
                AFX_PER_CPU, g->name, mallopt, touch);
         ck_assert_msg(touch == oracle, "\"%s\" on %s, mode touch: %d arenas, the fixed glibc "
                       "gives %d", what, g->name, touch, oracle);
-        ck_assert_msg(strstr(c.err, "too late") != NULL, "\"%s\": not reported: %s", what, c.err);
+        /* An arena_test after arenafix's limit makes that limit the one
+         * the fixed glibc takes under it, while glibc has not fixed it:
+         * reported only where it comes too late and would change it. */
+        bool reported = strstr(c.err, "too late") != NULL;
+        ck_assert_msg(reported || (first_mallopt_is_test(steps) && mallopt == oracle),
+                      "\"%s\": %d arenas, not reported: %s", what, mallopt, c.err);
         return;
     }
     int oracle = run_steps(&afx_glibcs[0], "steps", NULL, steps, NULL);

@@ -56,8 +56,14 @@ START_TEST(each_moment)
      * glibc itself counts the calling thread's mask when it can open
      * nothing, and gives the bug's count: arenafix remembers the online
      * count instead.) */
+    long expected_without = 3;
     if (strcmp(moment, "noproc") == 0)
         expected = 3;
+    /* On 32-bit, arena_test is 2: the two threads that stay bring the
+     * process past it, arenafix sets its limit first, and the program's
+     * value comes too late for it (libarenafix(7), BUGS AND LIMITATIONS). */
+    if (strcmp(moment, "noproc") == 0 && AFX_PER_CPU <= 2)
+        expected = afx_fixed_arenas(AFX_THREADS);
     /* 30 threads of which 4 malloc: what the fixed glibc gives 4, as
      * without the library (5; 4 on a 32-bit host of 2 CPUs, whose limit
      * is 2 x 2). */
@@ -76,8 +82,9 @@ START_TEST(each_moment)
            g->name, moment, counted, without, with[0], with[1], expected);
     fflush(stdout);
     if (noproc)
-        ck_assert_msg(without == expected, "%s glibc, no /proc: %d arenas without the library, "
-                      "expected the program's %ld", g->name, without, expected);
+        ck_assert_msg(without == (strcmp(moment, "noproc") == 0 ? expected_without : expected),
+                      "%s glibc, no /proc: %d arenas without the library, expected the "
+                      "program's", g->name, without);
     for (int m = 0; m < 2; m++)
         ck_assert_msg(with[m] == expected, "%s glibc, %s, mode %s: %s %d, expected %ld",
                       g->name, moment, modes[m], counted, with[m], expected);
