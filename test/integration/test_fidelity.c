@@ -118,6 +118,17 @@ static bool mallopt_after_arenafix(const char *const *steps)
     return set && *steps != NULL;
 }
 
+static bool lowers_arena_test_late(const char *const *steps)
+{
+    bool threads = false;
+    for (; *steps != NULL; steps++) {
+        threads = threads || strncmp(*steps, "free:", 5) == 0 || strncmp(*steps, "pinned:", 7) == 0;
+        if (threads && strncmp(*steps, "mallopt:test:", 13) == 0 && atoi(*steps + 13) < AFX_PER_CPU)
+            return true;
+    }
+    return false;
+}
+
 static bool first_mallopt_is_test(const char *const *steps)
 {
     for (; *steps != NULL; steps++)
@@ -165,6 +176,17 @@ START_TEST(program_choices_as_glibc)
            touch, both);
     ck_assert_msg(system_with == oracle, "\"%s\": %d arenas on the system glibc with arenafix, "
                   "%d without", what, system_with, oracle);
+    /* glibc 2.35 as released counts the bytes of its 4 KiB affinity
+     * buffer the kernel did not write (bug 28850, fixed on the release
+     * branch): where the limit is fixed by a touch in a process that
+     * lowered arena_test while threads ran, it counts more CPUs than
+     * there are.  Touch mode is not held to the fixed count there
+     * (libarenafix(7), BUGS AND LIMITATIONS); the default mode is. */
+    if (strcmp(g->name, "glibc-2.35") == 0 && lowers_arena_test_late(steps) && touch > oracle) {
+        afx_skip("touch mode's count, arena_test lowered while threads run",
+                 "glibc 2.35 as released counts stack bytes as CPUs (bug 28850)");
+        touch = oracle;
+    }
     ck_assert_msg(mallopt == oracle && touch == oracle && both == oracle,
                   "\"%s\" on %s: %d/%d/%d arenas (mallopt/touch/both), the fixed glibc gives %d",
                   what, g->name, mallopt, touch, both, oracle);
