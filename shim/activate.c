@@ -357,7 +357,7 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
  * arenafix created, and, for those it did not see start (a library's
  * own, glibc's helpers), the arenas they made, counted in memory
  * (malloc_info), never from a file.  Threads that
- * came and went hold no arena, so they do not count; but after 64 x
+ * came and went hold no arena, so they do not count; but after 8 x
  * arena_test creations it is set anyway, which bounds what a program
  * that keeps starting short-lived threads pays for the count (a
  * malloc_info: some 20,000 instructions with nine arenas).  A creator
@@ -370,7 +370,7 @@ static bool due_now(long creating)
     long created = atomic_fetch_add(&creations, creating) + creating;
     /* An explicit ARENAFIX_ARENA_MAX is the user's limit, like
      * MALLOC_ARENA_MAX: in force from the first thread on. */
-    if (startup.cfg.arena_max > 0 || created >= 64 * test)
+    if (startup.cfg.arena_max > 0 || created >= 8 * test)
         return true;
     /* Threads being created by others at this moment count too: each
      * creator counts itself in in_flight before it counts, so of
