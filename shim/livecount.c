@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "annotate.h"
+
 /* A thread is counted from its creation until its kernel task is gone
  * (tgkill(pid, tid, 0) fails with ESRCH).  glibc gives the thread's arena
  * back before the task ends, never after: a count that ended at a
@@ -39,6 +41,10 @@ static atomic_long uncounted;
 
 void afx_live_begin(long running)
 {
+    /* A slot passes from a thread that is gone to a new one through its
+     * atomic state and the kernel's word that the old task is gone,
+     * neither of which valgrind's DRD sees as an order. */
+    AFX_ATOMIC(slots);
     atomic_fetch_add(&uncounted, running);
     atomic_store(&counting, true);
 }
