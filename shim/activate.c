@@ -375,16 +375,19 @@ static bool due_now(long creating)
     /* Threads being created by others at this moment count too: each
      * creator counts itself in in_flight before it counts, so of
      * creators that race, the last to count counts them all. */
+    /* Due once the threads, or the arenas, pass arena_test: a thread
+     * before glibc's latch. */
+    long due_past = test;
     long alive = live_threads();
     long flight = atomic_load(&in_flight);
-    if (alive < 0 || alive + flight > test)
+    if (alive < 0 || alive + flight > due_past)
         return true;
     /* The count mallocs in this thread: on a narrowed mask, that malloc
      * could be the one that fixes glibc's limit. */
     if (afx_thread_cpus() < online_at_start)
         return true;
     long arenas = __libc_single_threaded ? 1 : afx_count_arenas();
-    return arenas < 0 || arenas + flight > test;
+    return arenas < 0 || arenas + flight > due_past;
 }
 
 /* Explain (if no one has) and set M_ARENA_MAX, from one look at the
