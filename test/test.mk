@@ -52,7 +52,7 @@ $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 
 $(B)/test/steps $(B)/test/attrthreads $(B)/test/sigflood $(B)/test/oldcreate $(B)/test/touchprobe $(B)/test/sandboxed \
 $(B)/test/fixedarenas: \
-$(B)/test/%: test/progs/%.c test/progs/arenas.h | $(B)/test
+$(B)/test/%: test/progs/%.c test/progs/arenas.h test/progs/denyopen.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
 # Its malloc_info and read are the library's too (the hooks that hold a

@@ -177,3 +177,26 @@ void live_stop(struct live *l)
     close(l->stdin_fd);
     waitpid(l->pid, NULL, 0);
 }
+
+bool run_blinded_root(struct run *r, struct live *l, const char *args, const char *test)
+{
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root to mount a /proc and drop a capability of root's\n", test);
+        return false;
+    }
+    char script[512];
+    /* gid=: root's group would otherwise see through hidepid. */
+    snprintf(script, sizeof script,
+             "mount -t proc -o hidepid=1,gid=65533 proc /proc || exit 99; "
+             "exec setpriv --bounding-set=-sys_ptrace \"$0\" %s", args);
+    live_start(l, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", test_prog("arenawait"),
+                             "2"));
+    run(r, NULL, ARGV("unshare", "-m", "--propagation", "private", "sh", "-c", script, cli()));
+    live_stop(l);
+    if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 99) {
+        printf("SKIP %s: cannot mount a /proc here: %s\n", test, r->err);
+        run_free(r);
+        return false;
+    }
+    return true;
+}

@@ -58,6 +58,13 @@ void live_start_env(struct live *l, const char *preload, const char *const *env,
 void live_start(struct live *l, const char *preload, const char *const *argv);
 void live_stop(struct live *l);
 
+/* Root blinded to another user's process: a process of uid 65534 (in *L,
+ * stopped on return) runs while "arenafix ARGS" runs as root without
+ * CAP_SYS_PTRACE, with a /proc mounted hidepid=1 in a mount namespace of
+ * its own, into *R.  False (and SKIP printed for TEST) where no /proc can
+ * be mounted or not root. */
+bool run_blinded_root(struct run *r, struct live *l, const char *args, const char *test);
+
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* Fail with the command's stderr shown. */

@@ -689,24 +689,10 @@ END_TEST
  * "run as root". */
 START_TEST(unreadable_as_root_names_the_cause)
 {
-    if (geteuid() != 0) {
-        printf("SKIP %s: needs root to mount a /proc and drop a capability of root's\n", __func__);
-        return;
-    }
     struct live l;
     struct run r;
-    live_start(&l, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", test_prog("arenawait"),
-                              "2"));
-    /* gid=: root's group would otherwise see through hidepid. */
-    run(&r, NULL, ARGV("unshare", "-m", "--propagation", "private", "sh", "-c",
-                       "mount -t proc -o hidepid=1,gid=65533 proc /proc || exit 99; "
-                       "exec setpriv --bounding-set=-sys_ptrace \"$0\" inspect --all", cli()));
-    live_stop(&l);
-    if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 99) {
-        printf("SKIP %s: cannot mount a /proc here: %s\n", __func__, r.err);
-        run_free(&r);
+    if (!run_blinded_root(&r, &l, "inspect --all", __func__))
         return;
-    }
 
     const char *line = line_of(r.out, l.pid);
     ck_assert_msg(verdict_is(line, "unreadable"), "pid %d: %s\n%s", (int)l.pid, line, r.out);

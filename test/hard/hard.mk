@@ -46,7 +46,7 @@ $(HARD) $(HARD_BIN) $(HARD)/asan $(HARD)/ubsan $(HARD)/tsan $(FUZZ_DIR):
 	mkdir -p $@
 
 # ---- test programs --------------------------------------------------
-$(HARD_BIN)/%: test/hard/progs/%.c test/progs/arenas.h | $(HARD_BIN)
+$(HARD_BIN)/%: test/hard/progs/%.c test/progs/arenas.h test/progs/denyopen.h | $(HARD_BIN)
 	$(CC) $(HARD_CFLAGS) $(CFLAGS) -o $@ $< -ldl
 
 $(HARD_BIN)/semantics: test/hard/progs/semantics.cc | $(HARD_BIN)

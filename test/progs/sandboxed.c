@@ -12,26 +12,15 @@
  * each callback mallocs.  Every thread holds its arena until all have
  * one; then "arenas=N" is printed (malloc_info into memory: no file). */
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "arenas.h"
+#include "denyopen.h"
 
-#if defined(__x86_64__)
-#define AUDIT_ARCH_HERE AUDIT_ARCH_X86_64
-#elif defined(__i386__)
-#define AUDIT_ARCH_HERE AUDIT_ARCH_I386
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_HERE AUDIT_ARCH_AARCH64
-#endif
 
 static pthread_barrier_t attached, release;
 static cpu_set_t one;
@@ -44,29 +33,8 @@ static void die(const char *what, int err)
 
 static void lock_down(void)
 {
-#ifndef AUDIT_ARCH_HERE
-    die("--seccomp", ENOSYS);
-#else
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_HERE, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
-#ifdef SYS_open
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open, 1, 0),
-#else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 1, 0),
-#endif
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-    };
-    struct sock_fprog prog = { .len = sizeof code / sizeof code[0], .filter = code };
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        die("PR_SET_NO_NEW_PRIVS", errno);
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+    if (afx_deny_open(SECCOMP_RET_KILL_PROCESS) != 0)
         die("PR_SET_SECCOMP", errno);
-#endif
 }
 
 static void hold_an_arena(void)

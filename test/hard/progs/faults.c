@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../../progs/arenas.h"
+#include "../../progs/denyopen.h"
 
 static void die(const char *what, int err)
 {
@@ -57,21 +58,7 @@ static void attr_init(int pinned)
 
 static int deny_open(void)
 {
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 437 /* openat2 */, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-    };
-    struct sock_fprog prog = { .len = sizeof code / sizeof code[0], .filter = code };
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+    return afx_deny_open(SECCOMP_RET_ERRNO | EACCES);
 }
 
 static cpu_set_t one_cpu;
