@@ -264,7 +264,7 @@ int afx_pthread_setaffinity_np(pthread_t, size_t, const cpu_set_t *);
 int afx_sched_setaffinity_old(pid_t, const cpu_set_t *);
 int afx_pthread_setaffinity_np_old(pthread_t, const cpu_set_t *);
 
-AFX_VERSIONED int afx_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+static __attribute__((noinline)) int tracked_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
     int saved = errno;
     struct own_mask mask;
@@ -277,9 +277,20 @@ AFX_VERSIONED int afx_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t 
     after_narrowing(rc, &mask);
     return rc;
 }
+
+AFX_VERSIONED int afx_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+    /* Mode off: straight to glibc, in a frame no larger than a call's
+     * (the masks arenafix keeps are in the frame above): glibc 2.35 as
+     * released counts what is left on the stack as CPUs. */
+    const struct afx_real *real;
+    if (afx_off_if_known() && (real = afx_real_if_bound()) != NULL && real->sched_setaffinity.fn != NULL)
+        return real->sched_setaffinity.fn(pid, size, set);
+    return tracked_sched_setaffinity(pid, size, set);
+}
 AFX_SYMVER(afx_sched_setaffinity, "sched_setaffinity@@GLIBC_2.3.4");
 
-AFX_VERSIONED int afx_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
+static __attribute__((noinline)) int tracked_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
 {
     int saved = errno;
     struct own_mask mask;
@@ -297,6 +308,17 @@ AFX_VERSIONED int afx_pthread_setaffinity_np(pthread_t thread, size_t size, cons
     return rc;
 }
 
+AFX_VERSIONED int afx_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
+{
+    /* Mode off: straight to glibc, in a frame no larger than a call's
+     * (the masks arenafix keeps are in the frame above): glibc 2.35 as
+     * released counts what is left on the stack as CPUs. */
+    const struct afx_real *real;
+    if (afx_off_if_known() && (real = afx_real_if_bound()) != NULL && real->pthread_setaffinity_np.fn != NULL)
+        return real->pthread_setaffinity_np.fn(thread, size, set);
+    return tracked_pthread_setaffinity_np(thread, size, set);
+}
+
 #ifndef AFX_HAVE_OLD_AFFINITY
 AFX_EXPORT int sched_setaffinity(pid_t, size_t, const cpu_set_t *)
     __attribute__((alias("afx_sched_setaffinity")));
@@ -310,7 +332,7 @@ AFX_SYMVER(afx_pthread_setaffinity_np, "pthread_setaffinity_np@@GLIBC_2.34");
 AFX_SYMVER(afx_pthread_setaffinity_np_234, "pthread_setaffinity_np@GLIBC_2.3.4");
 
 /* The pre-2.3.4 calls took no size: a cpu_set_t. */
-AFX_EXPORT int afx_sched_setaffinity_old(pid_t pid, const cpu_set_t *set)
+static __attribute__((noinline)) int tracked_sched_setaffinity_old(pid_t pid, const cpu_set_t *set)
 {
     int saved = errno;
     struct own_mask mask;
@@ -324,9 +346,20 @@ AFX_EXPORT int afx_sched_setaffinity_old(pid_t pid, const cpu_set_t *set)
     after_narrowing(rc, &mask);
     return rc;
 }
+
+AFX_EXPORT int afx_sched_setaffinity_old(pid_t pid, const cpu_set_t *set)
+{
+    /* Mode off: straight to glibc, in a frame no larger than a call's
+     * (the masks arenafix keeps are in the frame above): glibc 2.35 as
+     * released counts what is left on the stack as CPUs. */
+    const struct afx_real *real;
+    if (afx_off_if_known() && (real = afx_real_if_bound()) != NULL && real->sched_setaffinity_old.fn != NULL)
+        return real->sched_setaffinity_old.fn(pid, set);
+    return tracked_sched_setaffinity_old(pid, set);
+}
 AFX_SYMVER(afx_sched_setaffinity_old, "sched_setaffinity@GLIBC_2.3.3");
 
-AFX_EXPORT int afx_pthread_setaffinity_np_old(pthread_t thread, const cpu_set_t *set)
+static __attribute__((noinline)) int tracked_pthread_setaffinity_np_old(pthread_t thread, const cpu_set_t *set)
 {
     int saved = errno;
     struct own_mask mask;
@@ -342,6 +375,17 @@ AFX_EXPORT int afx_pthread_setaffinity_np_old(pthread_t thread, const cpu_set_t 
     after_narrowing(rc, &mask);
     errno = saved;
     return rc;
+}
+
+AFX_EXPORT int afx_pthread_setaffinity_np_old(pthread_t thread, const cpu_set_t *set)
+{
+    /* Mode off: straight to glibc, in a frame no larger than a call's
+     * (the masks arenafix keeps are in the frame above): glibc 2.35 as
+     * released counts what is left on the stack as CPUs. */
+    const struct afx_real *real;
+    if (afx_off_if_known() && (real = afx_real_if_bound()) != NULL && real->pthread_setaffinity_np_old.fn != NULL)
+        return real->pthread_setaffinity_np_old.fn(thread, set);
+    return tracked_pthread_setaffinity_np_old(thread, set);
 }
 AFX_SYMVER(afx_pthread_setaffinity_np_old, "pthread_setaffinity_np@GLIBC_2.3.3");
 #endif

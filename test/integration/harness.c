@@ -68,7 +68,9 @@ static void slurp(int fd, char *buf, size_t size)
     close(fd);
 }
 
-/* Wait for PID, killing it after AFX_RUN_LIMIT_S.  Returns false if it
+int afx_run_limit_s = AFX_RUN_LIMIT_S;
+
+/* Wait for PID, killing it after afx_run_limit_s.  Returns false if it
  * had to be killed. */
 static bool wait_bounded(pid_t pid, int *status)
 {
@@ -85,7 +87,7 @@ static bool wait_bounded(pid_t pid, int *status)
         if (done == pid || (done < 0 && errno != EINTR))
             break;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        long left_ms = (AFX_RUN_LIMIT_S - (now.tv_sec - start.tv_sec)) * 1000L;
+        long left_ms = (afx_run_limit_s - (now.tv_sec - start.tv_sec)) * 1000L;
         if (!killed && left_ms <= 0) {
             kill(pid, SIGKILL);
             killed = true;

@@ -51,6 +51,9 @@ long afx_fixed_arenas(int threads);
 
 /* Seconds a child may run before it is killed and counted as hung. */
 enum { AFX_RUN_LIMIT_S = 60 };
+/* The limit afx_run applies: AFX_RUN_LIMIT_S, unless a test that runs
+ * many thousand tries in one child raises it for its own runs. */
+extern int afx_run_limit_s;
 
 /* Run bin/PROG ARGS (NULL-terminated) under glibc g with a clean
  * environment plus env (NULL-terminated "NAME=value"); preload names
