@@ -240,13 +240,6 @@ static void decide_late(void)
         once(&decide_once, decide_process);
 }
 
-/* Threads alive, as arenafix counted them (livecount.c): the main
- * one, those it created that still run, those that ran before it. */
-static long live_threads(void)
-{
-    return afx_live_threads();
-}
-
 /* CPUs in the widest mask known: the one recorded before the first
  * narrowing, the main thread's, this thread's.  For a process that has
  * never been able to read the online count: the fixed glibc would count
@@ -372,13 +365,14 @@ static bool due_now(long creating)
      * MALLOC_ARENA_MAX: in force from the first thread on. */
     if (startup.cfg.arena_max > 0 || created >= 8 * test)
         return true;
-    /* Threads being created by others at this moment count too: each
-     * creator counts itself in in_flight before it counts, so of
-     * creators that race, the last to count counts them all. */
-    /* Due once the threads, or the arenas, pass arena_test: a thread
-     * before glibc's latch. */
+    /* Due once the threads (arenafix's count: the main one, those it
+     * created that still run, those that ran before it), or the arenas,
+     * pass arena_test: a thread before glibc's latch.  Threads being
+     * created by others at this moment count too: each creator counts
+     * itself in in_flight before it counts, so of creators that race,
+     * the last to count counts them all. */
     long due_past = test;
-    long alive = live_threads();
+    long alive = afx_live_threads();
     long flight = atomic_load(&in_flight);
     if (alive < 0 || alive + flight > due_past)
         return true;
