@@ -25,6 +25,9 @@ static int open_dir(const char *dir, const char *path)
             if (err == ELOOP || err == ENOTDIR)
                 afx_error("--output %s: %s on its way is a symbolic link or not a directory; --output "
                           "follows none: name the directory by its real path", path, c);
+            else if (err == EACCES || err == EPERM)
+                afx_error("--output %s: cannot open the directory %s on its way: %s; run as a user "
+                          "who may enter it (root, or the collector's user)", path, c, strerror(err));
             else
                 afx_error("--output %s: cannot open the directory %s on its way: %s; check that it "
                           "exists", path, c, strerror(err));

@@ -726,6 +726,28 @@ END_TEST
 /* A rename the file system refuses (the file made immutable): the
  * command fails naming the file and the step, the file keeps what it
  * held, no new file is left beside it. */
+/* A user who may not enter a directory on the way is told to run as one
+ * who may, not to check that it exists. */
+START_TEST(output_directory_not_entered)
+{
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root to run the scan as another user\n", __func__);
+        return;
+    }
+    char dir[] = "/tmp/arenafix-prom-XXXXXX", file[PATH_MAX];
+    ck_assert(mkdtemp(dir) != NULL);    /* mode 0700, root's */
+    snprintf(file, sizeof file, "%s/sub/arenafix.prom", dir);
+    struct run r;
+    int status = run(&r, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", cli(),
+                                    "inspect", "--all", "--prometheus", "--no-probe", "--output", file));
+    rmdir(dir);
+    ck_assert_msg(status != 0, "exit 0: %s", r.err);
+    ck_assert_msg(strstr(r.err, "Permission denied; run as a user who may enter it") != NULL
+                      && strstr(r.err, "check that it exists") == NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(output_refused_rename)
 {
     if (geteuid() != 0) {
@@ -971,6 +993,7 @@ Suite *prometheus_suite(void)
     tcase_add_test(host, unreadable_processes_counted);
     tcase_add_test(host, output_mode_whatever_the_umask);
     tcase_add_test(host, output_refused_rename);
+    tcase_add_test(host, output_directory_not_entered);
     tcase_add_test(host, output_full_disk);
     tcase_add_test(host, output_synced_before_named);
     tcase_add_test(host, output_without_o_tmpfile);
