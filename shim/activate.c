@@ -140,8 +140,11 @@ static const char *foreign_malloc(void)
 static void init_process(void)
 {
     int saved = errno;
-    char **envp = init_envp;
-    startup.secure = getauxval(AT_SECURE) != 0;
+    /* The auxiliary vector is read only where a variable is to be
+     * judged by it: a call bound lazily costs most processes, which set
+     * none, more than the rest of the constructor. */
+    char **envp = afx_env_has_settings(init_envp) ? init_envp : NULL;
+    startup.secure = envp != NULL && getauxval(AT_SECURE) != 0;
     read_config(envp, init_program);
     if (startup.cfg.mode == AFX_MODE_OFF) {
         atomic_store(&off, true);
