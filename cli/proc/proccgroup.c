@@ -123,8 +123,12 @@ const char *afx_unit_container_engine(const char *name, char *out, size_t size)
     static const struct {
         const char *prefix, *engine;
     } engines[] = {
-        { "libpod-conmon", "podman" }, { "libpod", "podman" },      { "docker", "docker" },
-        { "cri-containerd", "containerd" }, { "crio-conmon", "cri-o" }, { "crio", "cri-o" },
+        { "libpod", "podman" },
+        { "libpod-conmon", "podman" },
+        { "docker", "docker" },
+        { "cri-containerd", "containerd" },
+        { "crio", "cri-o" },
+        { "crio-conmon", "cri-o" },
     };
     enum { ID_LEN = 64 };
     static const char scope[] = ".scope";
