@@ -118,6 +118,39 @@ bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u)
     return true;
 }
 
+const char *afx_unit_container_engine(const char *name, char *out, size_t size)
+{
+    static const struct {
+        const char *prefix, *engine;
+    } engines[] = {
+        { "libpod", "podman" },
+        { "libpod-conmon", "podman" },
+        { "docker", "docker" },
+        { "cri-containerd", "containerd" },
+        { "crio", "cri-o" },
+        { "crio-conmon", "cri-o" },
+    };
+    enum { ID_LEN = 64 };
+    static const char scope[] = ".scope";
+    size_t len = strlen(name), s = sizeof scope - 1;
+    if (len < 1 + ID_LEN + s + 1 || strcmp(name + len - s, scope) != 0)
+        return NULL;
+    const char *id = name + len - s - ID_LEN;
+    if (id[-1] != '-' || strspn(id, "0123456789abcdef") != ID_LEN)
+        return NULL;
+    size_t prefix = (size_t)(id - 1 - name);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++)
+        if (strlen(engines[i].prefix) == prefix && memcmp(name, engines[i].prefix, prefix) == 0)
+            return engines[i].engine;
+    if (size == 0)
+        return NULL;
+    if (prefix >= size)
+        prefix = size - 1;
+    memcpy(out, name, prefix);
+    out[prefix] = '\0';
+    return out;
+}
+
 bool afx_unit_commandable(const char *name)
 {
     static const char allowed[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@";

@@ -30,6 +30,17 @@ struct afx_unit {
  * u->name "" for a process in no unit. */
 bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
 
+/* The container engine of a unit that is one container's scope,
+ * "PREFIX-ID.scope" with ID a container's 64 hexadecimal digits, as
+ * the engines name them under systemd's cgroup driver: "podman"
+ * (libpod-, libpod-conmon-), "docker" (docker-), "containerd"
+ * (cri-containerd-, a Kubernetes pod's), "cri-o" (crio-, crio-conmon-);
+ * another engine's PREFIX, copied into out (cut to fit size).  NULL
+ * for any other name (and if size is 0).  The metrics label such a unit
+ * by its engine: one series per container would grow without bound.
+ * Pure. */
+const char *afx_unit_container_engine(const char *name, char *out, size_t size);
+
 /* True if name is a system service's name that may be printed in a
  * shell command as afx_unit_shell_word writes it: systemd's unit-name
  * characters only ([A-Za-z0-9:_.\\@-]), not starting with "-" (an

@@ -288,6 +288,49 @@ START_TEST(cgroup_unit)
 }
 END_TEST
 
+/* A container's scope by its engine, from the 64 hexadecimal digits of
+ * its ID alone; any other unit is no container's. */
+START_TEST(container_engine)
+{
+#define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+    static const struct {
+        const char *unit, *want;
+    } cases[] = {
+        { "libpod-" ID ".scope", "podman" },
+        { "libpod-conmon-" ID ".scope", "podman" },
+        { "docker-" ID ".scope", "docker" },
+        { "cri-containerd-" ID ".scope", "containerd" },
+        { "crio-" ID ".scope", "cri-o" },
+        { "crio-conmon-" ID ".scope", "cri-o" },
+        { "nerdctl-" ID ".scope", "nerdctl" },
+        { "a-b-" ID ".scope", "a-b" },
+        { "-" ID ".scope", NULL },
+        { "docker" ID ".scope", NULL },
+        { "docker-" ID ".service", NULL },
+        { "docker-" ID "0.scope", NULL },
+        { "docker-" ID ".scope.scope", NULL },
+        { "docker-abc.scope", NULL },
+        { "docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope", NULL },
+        { "docker-g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope", NULL },
+        { "session-3.scope", NULL },
+        { "nginx.service", NULL },
+        { "", NULL },
+    };
+    char out[AFX_UNIT_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = afx_unit_container_engine(cases[i].unit, out, sizeof out);
+        ck_assert_msg(cases[i].want == NULL ? got == NULL : got != NULL && strcmp(got, cases[i].want) == 0,
+                      "%s: want %s, got %s", cases[i].unit, cases[i].want ? cases[i].want : "none",
+                      got ? got : "none");
+    }
+    /* Another engine's prefix, cut to fit. */
+    char small[4];
+    ck_assert_str_eq(afx_unit_container_engine("nerdctl-" ID ".scope", small, sizeof small), "ner");
+    ck_assert_ptr_null(afx_unit_container_engine("nerdctl-" ID ".scope", small, 0));
+#undef ID
+}
+END_TEST
+
 /* Only names systemd allows, as one shell word, reach a command. */
 START_TEST(unit_commands)
 {
@@ -1120,6 +1163,7 @@ Suite *scan_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, stat_flags);
     tcase_add_test(tc, cgroup_unit);
+    tcase_add_test(tc, container_engine);
     tcase_add_test(tc, unit_commands);
     tcase_add_test(tc, shell_word_at_its_bound);
     tcase_add_test(tc, access_facts);
