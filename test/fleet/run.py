@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""make check-fleet: the Ansible role (ansible/) rolled out to three
-Debian 12 hosts that run systemd as PID 1 and sshd, and rolled back.
+"""make check-fleet: the Ansible role (ansible/) rolled out to five hosts
+that run systemd as PID 1 and sshd, and rolled back: three Debian 12
+hosts, one that Ansible and the role see as RHEL 9 (the RPMs installed
+with rpm), one of a family the role does not know.
 
 Each host is a systemd-nspawn container booted (-b) from the root file
 system check-host's mkrootfs.sh makes (with this suite's package list),
@@ -10,6 +12,13 @@ one overlay per host, and reached by Debian's ansible-core over SSH on
   afx-hit    affected glibc (dpkg-divert), afx-pinned.service: hit
   afx-calm   affected glibc, afx-spread.service: unpinned threads, fine
   afx-fixed  the system's fixed glibc, afx-pinned.service: fine
+  afx-el     RHEL 9 as far as Ansible can tell (mkhost.sh FLEET_OS=el),
+             affected glibc, afx-pinned.service: hit
+  afx-odd    a family the role does not know, first in the inventory:
+             it fails alone, and the rollout goes on
+
+The package folder holds two releases of each package, of both kinds
+(releases.sh): every host must get the newer, and keep it.
 
 The services are pinnedd (test/host/progs), which counts its own arenas
 with malloc_info and writes the count to its ready file: that count, not
@@ -39,8 +48,9 @@ STUBBORN = "afx-stubborn.service"
 
 
 class Host:
-    def __init__(self, name, port, affected, unit, ready, threads):
+    def __init__(self, name, port, affected, unit, ready, threads, os="debian"):
         self.name = name
+        self.os = os              # mkhost.sh's FLEET_OS
         self.port = port
         self.affected = affected
         self.unit = unit          # its workload service
@@ -56,10 +66,17 @@ class Host:
 
 
 HOSTS = [
+    Host("afx-odd", 2205, False, None, None, 0, os="other"),
     Host("afx-hit", 2201, True, "afx-pinned.service", "/run/afx-pinned.ready", 32),
     Host("afx-calm", 2202, True, "afx-spread.service", "/run/afx-spread.ready", 4),
     Host("afx-fixed", 2203, False, "afx-pinned.service", "/run/afx-pinned.ready", 32),
+    Host("afx-el", 2204, True, "afx-pinned.service", "/run/afx-pinned.ready", 32, os="el"),
 ]
+ODD, HIT, CALM, FIXED, EL = HOSTS
+# The hosts with a workload, judged by its own count.
+WORKED = [h for h in HOSTS if h.unit]
+RPM_LIB = "/usr/lib64/arenafix/libarenafix.so"
+CACHE = "/var/cache/arenafix-rollout"
 
 
 def run(cmd, check=True, **kw):
@@ -109,13 +126,14 @@ class Fleet:
                 os.makedirs(os.path.join(h.dir, sub))
             run(["mount", "-t", "overlay", "overlay", "-o",
                  "lowerdir=%s,upperdir=%s/upper,workdir=%s/work" % (base, h.dir, h.dir), h.root])
-            units = [os.path.join(TOP, "test", "host", "guest", "afx-pinned.service")
-                     if h.unit == "afx-pinned.service" else os.path.join(HERE, h.unit)]
+            units = ([] if h.unit is None else
+                     [os.path.join(TOP, "test", "host", "guest", "afx-pinned.service")
+                      if h.unit == "afx-pinned.service" else os.path.join(HERE, h.unit)])
             if h.name == "afx-hit":
                 units.append(os.path.join(HERE, STUBBORN))
             r = run(["sh", os.path.join(HERE, "mkhost.sh"), h.root, h.name, str(h.port),
                      self.a.affected if h.affected else "fixed", self.key + ".pub", self.a.progs] + units,
-                    check=False)
+                    check=False, env=dict(os.environ, FLEET_OS=h.os))
             if r.returncode != 0:
                 raise RuntimeError("%s: mkhost.sh failed:\n%s" % (h.name, r.stdout))
         with open(self.inventory, "w") as f:
@@ -144,7 +162,7 @@ class Fleet:
                 # the base system failed, listed in the notes), multi-user
                 # reached, the workload ready.
                 r = self.ssh(h, "systemctl is-system-running --wait >/dev/null; "
-                                "systemctl is-active --quiet multi-user.target && cat %s" % h.ready,
+                                "systemctl is-active --quiet multi-user.target && cat %s" % (h.ready or "/dev/null"),
                              check=False, timeout=60)
                 if r.returncode == 0:
                     h.boot_s = time.monotonic() - t0
@@ -197,11 +215,21 @@ class Fleet:
             return subprocess.CompletedProcess(cmd, 124, "timed out", "")
 
     def facts(self, h):
-        """What the suite judges a host by, read over SSH."""
-        r = self.ssh(h, "systemctl show -p MainPID --value %s; cat %s; cat /sys/devices/system/cpu/online; "
-                        "dpkg-query -W -f '${Version}' arenafix 2>/dev/null; echo; "
-                        "ls %s 2>/dev/null | wc -l; ls -d /tmp/*.arenafix 2>/dev/null | wc -l"
-                     % (h.unit, h.ready, DROPIN % h.unit), check=False)
+        """What the suite judges a host by, read over SSH: its service's
+        main PID and own count, the arenafix package's version as the
+        host's own package manager has it, the drop-in, scratch
+        directories left, and (RPM) whether the service maps the RPM's
+        library."""
+        if h.unit is None:
+            r = self.ssh(h, "ls -d /tmp/*.arenafix %s /usr/bin/arenafix 2>/dev/null | wc -l" % CACHE, check=False)
+            return {"raw": r.stdout, "pid": None, "left": r.stdout.strip()}
+        version = ("rpm -q --quiet arenafix && rpm -q --qf '%{VERSION}-%{RELEASE}' arenafix" if h.os == "el"
+                   else "dpkg-query -W -f '${Version}' arenafix 2>/dev/null")
+        r = self.ssh(h, "pid=$(systemctl show -p MainPID --value %s); echo $pid; cat %s; "
+                        "cat /sys/devices/system/cpu/online; %s; echo; "
+                        "ls %s 2>/dev/null | wc -l; ls -d /tmp/*.arenafix 2>/dev/null | wc -l; "
+                        "grep -c %s /proc/$pid/maps 2>/dev/null || :"
+                     % (h.unit, h.ready, version, DROPIN % h.unit, RPM_LIB), check=False)
         lines = r.stdout.splitlines()
         f = {"raw": r.stdout}
         try:
@@ -212,6 +240,7 @@ class Fleet:
             f["package"] = lines[3].strip()
             f["dropin"] = lines[4].strip() != "0"
             f["scratch"] = lines[5].strip() != "0"
+            f["rpm_lib"] = lines[6].strip() not in ("", "0")
         except (IndexError, KeyError, ValueError):
             f["pid"] = None
         return f
@@ -256,7 +285,8 @@ class Play:
         self.recap = {}
         for m in self.RECAP.finditer(text):
             self.recap[m.group(1)] = {"ok": int(m.group(2)), "changed": int(m.group(3)),
-                                      "unreachable": int(m.group(4)), "failed": int(m.group(5))}
+                                      "unreachable": int(m.group(4)), "failed": int(m.group(5)),
+                                      "ignored": int(m.group(8))}
 
     def changed(self, h):
         return self.recap.get(h.name, {}).get("changed")
@@ -301,7 +331,8 @@ def main():
     p.add_argument("--rootfs-key", required=True)
     p.add_argument("--affected", required=True, help="the folder of the affected libc.so.6")
     p.add_argument("--progs", required=True, help="a folder holding pinnedd")
-    p.add_argument("--debs", required=True, help="the folder of the project's .debs")
+    p.add_argument("--debs", required=True, help="the package folder (releases.sh): two releases, .deb and .rpm")
+    p.add_argument("--version", required=True, help="the project's version (releases.sh names the newer releases)")
     p.add_argument("--outdir", required=True)
     args = p.parse_args()
     started = time.monotonic()
@@ -329,22 +360,26 @@ def check(fleet, r, notes):
     if failed:
         notes.append("%s: units of the base system that failed at boot (not this suite's): %s"
                      % (SUITE, "; ".join(failed)))
+    # The releases the package folder holds (releases.sh): the newer of each.
+    newest = {"debian": fleet.a.version + "+fleet1", "el": fleet.a.version + "-1.fleet10"}
 
     before = {h.name: fleet.facts(h) for h in HOSTS}
-    for h in HOSTS:
+    for h in WORKED:
         f = before[h.name]
         if f["pid"] is None:
             raise RuntimeError("%s: cannot read the facts of %s:\n%s" % (h.name, h.unit, f["raw"]))
         want = fixed_arenas(h.threads, f["online"])
-        print("%s: host %s at 127.0.0.1:%d (network namespace %s): %s glibc, %s PID %d: %d arenas for %d threads "
-              "(a fixed glibc: %d)" % (SUITE, h.name, h.port, NETNS, "affected" if h.affected else "fixed", h.unit,
-                                      f["pid"], f["arenas"], h.threads, want))
+        print("%s: host %s (%s) at 127.0.0.1:%d (network namespace %s): %s glibc, %s PID %d: %d arenas for %d "
+              "threads (a fixed glibc: %d)" % (SUITE, h.name, h.os, h.port, NETNS, "affected" if h.affected else "fixed",
+                                              h.unit, f["pid"], f["arenas"], h.threads, want))
+    print("%s: host %s (%s) at 127.0.0.1:%d: no workload" % (SUITE, ODD.name, ODD.os, ODD.port))
     sys.stdout.flush()
-    hit, calm, fixed = HOSTS
+    hit, calm, fixed, el = HIT, CALM, FIXED, EL
     online = before[hit.name]["online"]
-    r.check("before: %s on %s is hit (pinnedd's own count)" % (hit.unit, hit.name),
-            before[hit.name]["arenas"] < fixed_arenas(hit.threads, online),
-            "%d arenas, a fixed glibc makes %d" % (before[hit.name]["arenas"], fixed_arenas(hit.threads, online)))
+    for h in (hit, el):
+        r.check("before: %s on %s is hit (pinnedd's own count)" % (h.unit, h.name),
+                before[h.name]["arenas"] < fixed_arenas(h.threads, online),
+                "%d arenas, a fixed glibc makes %d" % (before[h.name]["arenas"], fixed_arenas(h.threads, online)))
     for h in (calm, fixed):
         r.check("before: %s on %s is not hit" % (h.unit, h.name),
                 before[h.name]["arenas"] == fixed_arenas(h.threads, online),
@@ -357,13 +392,14 @@ def check(fleet, r, notes):
     notes.append("%s: --check before the rollout: %.0f s" % (SUITE, play.seconds))
     r.check("--check: ends with success on every host", play.rc == 0 and all(play.clean(h) for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
-    r.check("--check: reports changes on the hit host, none on the fixed one",
-            (play.changed(hit) or 0) > 0 and play.changed(fixed) == 0,
+    r.check("--check: reports changes on the hit hosts, none on the fixed one",
+            (play.changed(hit) or 0) > 0 and (play.changed(el) or 0) > 0 and play.changed(fixed) == 0,
             "changed: %s" % {h.name: play.changed(h) for h in HOSTS})
-    r.check("--check: says it would enable %s on %s" % (hit.unit, hit.name),
-            re.search(r"changed: \[%s\] => \(item=%s\)" % (hit.name, re.escape(hit.unit)), play.text) is not None,
-            "see %s" % play.log)
-    same_as(fleet, r, "--check", before, HOSTS)
+    for h in (hit, el):
+        r.check("--check: says it would enable %s on %s" % (h.unit, h.name),
+                re.search(r"changed: \[%s\] => \(item=%s\)" % (h.name, re.escape(h.unit)), play.text) is not None,
+                "see %s" % play.log)
+    same_as(fleet, r, "--check", before, WORKED)
 
     # The rollout.
     play = fleet.playbook("first", "site.yml")
@@ -374,31 +410,39 @@ def check(fleet, r, notes):
     r.check("rollout: ends with success on every host", play.rc == 0 and all(play.clean(h) for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
     after = {h.name: fleet.facts(h) for h in HOSTS}
-    a = after[hit.name]
-    r.check("rollout: %s on %s was restarted" % (hit.unit, hit.name),
-            a["pid"] is not None and a["pid"] != before[hit.name]["pid"],
-            "PID %s, before %s" % (a["pid"], before[hit.name]["pid"]))
-    r.check("rollout: %s on %s is fine (pinnedd's own count is the fixed glibc's)" % (hit.unit, hit.name),
-            a.get("arenas") == fixed_arenas(hit.threads, online),
-            "%s arenas, want %d" % (a.get("arenas"), fixed_arenas(hit.threads, online)))
-    v = fleet.inspect(hit, a["pid"]) if a["pid"] else {}
-    r.check("rollout: arenafix inspect on %s says %s is fine with the library" % (hit.name, hit.unit),
-            v.get("verdict") == "fine" and v.get("libarenafix") is True,
-            "%s: %s" % (v.get("verdict"), v.get("reason")))
-    r.check("rollout: %s has arenafix's drop-in and the package" % hit.name,
-            a.get("dropin") and a.get("package") != "", "drop-in %s, package %r" % (a.get("dropin"), a.get("package")))
+    odd_failure(r, "rollout", play, after[ODD.name])
+    for h in (hit, el):
+        a = after[h.name]
+        r.check("rollout: %s on %s was restarted" % (h.unit, h.name),
+                a["pid"] is not None and a["pid"] != before[h.name]["pid"],
+                "PID %s, before %s" % (a["pid"], before[h.name]["pid"]))
+        r.check("rollout: %s on %s is fine (pinnedd's own count is the fixed glibc's)" % (h.unit, h.name),
+                a.get("arenas") == fixed_arenas(h.threads, online),
+                "%s arenas, want %d" % (a.get("arenas"), fixed_arenas(h.threads, online)))
+        v = fleet.inspect(h, a["pid"]) if a["pid"] else {}
+        r.check("rollout: arenafix inspect on %s says %s is fine with the library" % (h.name, h.unit),
+                v.get("verdict") == "fine" and v.get("libarenafix") is True,
+                "%s: %s" % (v.get("verdict"), v.get("reason")))
+        r.check("rollout: %s has arenafix's drop-in and the package" % h.name,
+                a.get("dropin") and a.get("package") != "", "drop-in %s, package %r" % (a.get("dropin"), a.get("package")))
+    r.check("rollout: %s's service maps the RPM's library (%s)" % (el.name, RPM_LIB), after[el.name].get("rpm_lib"),
+            "see %s" % play.log)
     c = after[calm.name]
     r.check("rollout: %s got the package, and %s was left running as it was" % (calm.name, calm.unit),
             c.get("package") != "" and c["pid"] == before[calm.name]["pid"] and not c.get("dropin"),
             "package %r, PID %s (before %s), drop-in %s" % (c.get("package"), c["pid"], before[calm.name]["pid"],
                                                            c.get("dropin")))
+    r.check("rollout: the newer of the folder's two releases on every host it installs on (%s)"
+            % ", ".join("%s %s" % (h.name, newest[h.os]) for h in (hit, calm, el)),
+            all(after[h.name].get("package") == newest[h.os] for h in (hit, calm, el)),
+            ", ".join("%s %r" % (h.name, after[h.name].get("package")) for h in (hit, calm, el)))
     r.check("rollout: %s (fixed glibc) was skipped: changed nothing, installed nothing" % fixed.name,
             play.changed(fixed) == 0 and same(before[fixed.name], after[fixed.name]),
             "changed %s; before %s; after %s" % (play.changed(fixed), brief(before[fixed.name]),
                                                  brief(after[fixed.name])))
     r.check("rollout: no scratch directory left on any host",
-            not any(after[h.name].get("scratch") for h in HOSTS),
-            ", ".join("%s %s" % (h.name, after[h.name].get("scratch")) for h in HOSTS))
+            not any(after[h.name].get("scratch") for h in WORKED),
+            ", ".join("%s %s" % (h.name, after[h.name].get("scratch")) for h in WORKED))
 
     # Again: nothing to do.
     play = fleet.playbook("second", "site.yml")
@@ -410,7 +454,8 @@ def check(fleet, r, notes):
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
     again = {h.name: fleet.facts(h) for h in HOSTS}
-    same_as(fleet, r, "second rollout", after, HOSTS, again)
+    same_as(fleet, r, "second rollout", after, WORKED, again)
+    odd_failure(r, "second rollout", play, again[ODD.name])
 
     play = fleet.playbook("check-after", "site.yml", "--check")
     r.check("--check after the rollout: nothing would change",
@@ -422,18 +467,20 @@ def check(fleet, r, notes):
     notes.append("%s: rollback: %.0f s" % (SUITE, play.seconds))
     print("\n%s: rollback:" % SUITE)
     print("\n".join(play.recap_lines()))
-    r.check("rollback: ends with success on every host; changes only %s" % hit.name,
+    r.check("rollback: ends with success on every host; changes only %s and %s" % (hit.name, el.name),
             play.rc == 0 and all(play.clean(h) for h in HOSTS) and (play.changed(hit) or 0) > 0
-            and play.changed(calm) == 0 and play.changed(fixed) == 0,
+            and (play.changed(el) or 0) > 0 and all(play.changed(h) == 0 for h in HOSTS if h not in (hit, el)),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
     back = {h.name: fleet.facts(h) for h in HOSTS}
-    b = back[hit.name]
-    r.check("rollback: %s on %s restarted without the drop-in, hit again (pinnedd's own count)" % (hit.unit, hit.name),
-            b["pid"] is not None and b["pid"] != a["pid"] and not b.get("dropin")
-            and b.get("arenas") == before[hit.name]["arenas"],
-            "PID %s (was %s), drop-in %s, %s arenas (before the rollout %d)"
-            % (b["pid"], a["pid"], b.get("dropin"), b.get("arenas"), before[hit.name]["arenas"]))
-    v = fleet.inspect(hit, b["pid"]) if b["pid"] else {}
+    for h in (hit, el):
+        a, b = after[h.name], back[h.name]
+        r.check("rollback: %s on %s restarted without the drop-in, hit again (pinnedd's own count)"
+                % (h.unit, h.name),
+                b["pid"] is not None and b["pid"] != a["pid"] and not b.get("dropin")
+                and b.get("arenas") == before[h.name]["arenas"],
+                "PID %s (was %s), drop-in %s, %s arenas (before the rollout %d)"
+                % (b["pid"], a["pid"], b.get("dropin"), b.get("arenas"), before[h.name]["arenas"]))
+    v = fleet.inspect(hit, back[hit.name]["pid"]) if back[hit.name]["pid"] else {}
     r.check("rollback: arenafix inspect on %s says %s is hit" % (hit.name, hit.unit),
             v.get("verdict") == "hit", "%s: %s" % (v.get("verdict"), v.get("reason")))
     play = fleet.playbook("rollback-again", "rollback.yml")
@@ -453,6 +500,23 @@ def check(fleet, r, notes):
     r.check("... and stops the rollout: the next batch (%s) is not touched" % calm.name,
             calm.name not in play.recap and "[%s]" % calm.name not in play.text,
             "recap %s" % play.recap)
+
+
+def odd_failure(r, step, play, facts):
+    """The host of an unknown family, first in the inventory: failed
+    alone with the role's message, not counted (ignored), nothing left
+    on it, and the hosts after it rolled out all the same."""
+    m = re.search(r"fatal: \[%s\]: FAILED! => .*?\"msg\": \"([^\"]*)\"" % ODD.name, play.text)
+    rec = play.recap.get(ODD.name, {})
+    r.check("%s: %s (a family the role does not know) fails alone, saying so, and is left as it was"
+            % (step, ODD.name),
+            m is not None and "installs only on the Debian and RedHat families" in m.group(1)
+            and rec.get("failed") == 0 and rec.get("ignored") == 1 and rec.get("changed") == 0
+            and facts.get("left") == "0",
+            "message %r, recap %s, scratch/cache/command left: %s; see %s"
+            % (m.group(1) if m else None, rec, facts.get("left"), play.log))
+    r.check("%s: the hosts after %s were rolled out all the same" % (step, ODD.name),
+            all(play.recap.get(h.name, {}).get("ok", 0) > 0 for h in WORKED), "recap %s" % play.recap)
 
 
 def brief(f):
