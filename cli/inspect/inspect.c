@@ -17,6 +17,7 @@
 #include "denied.h"
 #include "escape.h"
 #include "fixes.h"
+#include "hostglibc.h"
 #include "probe/glibctrust.h"
 #include "hostinfo.h"
 #include "probe/jail.h"
@@ -157,6 +158,16 @@ static void probe_its_glibc(struct afx_report *r)
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
         return;
     }
+    if (r->container.engine[0] != '\0') {
+        /* A container's files are its tenant's, uid 0 in there or not:
+         * never run as root, nor in root's cgroup. */
+        static struct afx_host_glibc host;
+        afx_host_glibc_probe(&host, &r->host, true);
+        afx_judge_glibc_unrun(r, &host);
+        if (host.fd >= 0)
+            close(host.fd);
+        return;
+    }
     r->untested = true;
     /* Its credentials first: the jail compares them with what it reads
      * once the files are open. */
@@ -215,6 +226,9 @@ static void print_text(const struct afx_report *r)
         printf("  systemd unit:       %s%s\n", esc(r->unit.name), r->unit.user ? " (a user's unit)" : "");
     else
         printf("  systemd unit:       none\n");
+    if (r->container.engine[0] != '\0')
+        printf("  container:          %s %s, id %s\n", r->container.engine,
+               r->container.name[0] ? r->container.name : "(name unknown)", r->container.id);
     if (r->maps.arenafix)
         printf("  libarenafix:        loaded, mode %s\n", afx_mode_name(r->env.arenafix.mode));
     else
