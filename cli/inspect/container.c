@@ -114,6 +114,32 @@ static void podman_name(struct afx_container *c)
         c->name[0] = '\0';
 }
 
+/* Its mount namespace is that of the container's first process, whose
+ * PID the runtime wrote in podman's run directory: it is in that
+ * container, whatever cgroup it was put in. */
+static bool podman_member(long pid, const struct afx_container *c)
+{
+    char path[PATH_MAX], text[32], *end;
+    struct stat mine, init;
+    snprintf(path, sizeof path, "%s/%s/userdata/pidfile", AFX_PODMAN_RUN, c->id);
+    int fd = open_root_only(path);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    errno = 0;
+    long first = strtol(text, &end, 10);
+    if (errno != 0 || end == text || (*end != '\0' && *end != '\n') || first < 1)
+        return false;
+    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", first);
+    bool got = stat(path, &init) == 0;
+    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    return got && stat(path, &mine) == 0 && mine.st_dev == init.st_dev && mine.st_ino == init.st_ino;
+}
+
 void afx_read_container(long pid, const struct afx_deadline *by, struct afx_container *c)
 {
     char path[64];
@@ -123,6 +149,8 @@ void afx_read_container(long pid, const struct afx_deadline *by, struct afx_cont
     if (text == NULL || !afx_cgroup_container(text, len, c))
         *c = (struct afx_container){ 0 };
     free(text);
+    if (c->below_unit && !podman_member(pid, c))
+        *c = (struct afx_container){ 0 };
     if (strcmp(c->engine, "podman") == 0)
         podman_name(c);
 }

@@ -241,12 +241,28 @@ static bool container_of_path(const char *path, size_t len, struct afx_container
     };
     struct afx_unit u;
     unit_of_path(path, len, &u);
+    /* A service whose podman runs its container in its own cgroup
+     * (--cgroups=split, as quadlet units do): the component right below
+     * the unit, which the unit's own processes could have named too. */
+    size_t at = 0, n = 0;
+    const char *unit = unit_after_slices(path, len, &at, &n);
+    static const char service[] = ".service";
+    if (unit != NULL && !u.user && !is_user_manager(unit, n) && n > sizeof service - 1
+        && memcmp(unit + n - (sizeof service - 1), service, sizeof service - 1) == 0) {
+        const char *below = component(path, len, &at, &n);
+        if (prefixed_id(below, n, "libpod-payload-", "", c->id)) {
+            snprintf(c->engine, sizeof c->engine, "podman");
+            c->below_unit = true;
+            return true;
+        }
+    }
     for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++)
         if (prefixed_id(u.name, strlen(u.name), scopes[i].prefix, ".scope", c->id)) {
             snprintf(c->engine, sizeof c->engine, "%s", scopes[i].engine);
             return true;
         }
-    size_t at = 0, n1 = 0, n2 = 0;
+    size_t n1 = 0, n2 = 0;
+    at = 0;
     const char *first = component(path, len, &at, &n1);
     const char *second = component(path, len, &at, &n2);
     static const char libpod[] = "libpod_parent", docker[] = "docker";

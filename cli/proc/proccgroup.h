@@ -50,6 +50,7 @@ struct afx_container {
     char engine[16];            /* "podman", "docker", "containerd", "cri-o"; "" if in none */
     char id[AFX_CONTAINER_ID_SIZE];
     char name[AFX_CONTAINER_NAME_SIZE];     /* from the engine's own files, "" if unknown */
+    bool below_unit;            /* found below a service's cgroup: the service may have named it */
 };
 
 /* From the text of /proc/PID/cgroup (as afx_cgroup_unit reads it, the
@@ -59,7 +60,11 @@ struct afx_container {
  * "libpod-ID.scope", "docker-ID.scope", "cri-containerd-ID.scope" or
  * "crio-ID.scope" (the systemd cgroup driver), or the path's first two
  * components, "/libpod_parent/libpod-ID" or "/docker/ID" (the cgroupfs
- * driver).  Never deeper: below them the container's own processes may
+ * driver), or, below a system service, the component right under the
+ * unit, "libpod-payload-ID" (podman's --cgroups=split, as in a quadlet's
+ * service), with c->below_unit set: the service's own processes could
+ * have named that one, so the caller must check it against the engine's
+ * files.  Never deeper: below them the container's own processes may
  * make cgroups and name them as they like.  An engine's monitor
  * (libpod-conmon-ID.scope) is the engine's, in no container.  False
  * (and c zeroed) if in none or the text does not parse.  Pure. */

@@ -297,7 +297,7 @@ static const char *container_of(const char *text)
     struct afx_container c;
     if (!afx_cgroup_container(text, strlen(text), &c))
         return "";
-    snprintf(got, sizeof got, "%s %.4s", c.engine, c.id);
+    snprintf(got, sizeof got, "%s %.4s%s", c.engine, c.id, c.below_unit ? " (below a unit)" : "");
     return got;
 }
 
@@ -329,6 +329,14 @@ START_TEST(cgroup_container)
         { "0::/system.slice/a.service/docker/" FAKE "\n", "" },
         { "0::/system.slice/a.service/libpod_parent/libpod-" FAKE "\n", "" },
         { "0::/system.slice/a.service/machine.slice/libpod-" FAKE ".scope\n", "" },
+        /* A service's podman with --cgroups=split (a quadlet): right
+         * below the service only, marked to be checked. */
+        { "0::/system.slice/myapp.service/libpod-payload-" CID "\n", "podman 0123 (below a unit)" },
+        { "9:name=systemd:/system.slice/myapp.service/libpod-payload-" CID "/x\n", "podman 0123 (below a unit)" },
+        { "0::/system.slice/myapp.service/x/libpod-payload-" CID "\n", "" },
+        { "0::/system.slice/a.scope/libpod-payload-" CID "\n", "" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/libpod-payload-" CID "\n", "" },
+        { "0::/system.slice/myapp.service/libpod-payload-0123\n", "" },
         /* Not the kernel's text. */
         { "0::/x\n0::/docker/" CID "\n", "" },
     };

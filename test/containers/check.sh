@@ -32,6 +32,9 @@ cleanup() {
     pm ps -a --format '{{.Names}}' 2>/dev/null | grep "^$tag-" | while read -r c; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
     for i in affected fixed hostile; do pm rmi -f "localhost/$tag-$i" >/dev/null 2>&1; done
     [ -n "${nested:-}" ] && rmdir "$nested" 2>/dev/null
+    [ -n "${payload:-}" ] && rmdir "$payload" 2>/dev/null
+    [ -n "${unit:-}" ] && rmdir "$unit" 2>/dev/null
+    rm -f "$work/hold"
     return 0
 }
 trap cleanup EXIT INT TERM
@@ -195,6 +198,32 @@ nl='
 if start forger affected -e "LD_PRELOAD=x${nl}        -v /:/host"; then
     "$cli" inspect "$pid" | grep -E '^ +-v /:/host' >/dev/null \
         && fail "the tenant's LD_PRELOAD forged a line of the printed fix" || pass "a tenant's LD_PRELOAD cannot forge a line of the printed fix"
+fi
+# 7. A container a service's podman runs in the service's own cgroup
+# (--cgroups=split, as quadlet units do): the container's fix, not
+# arenafix enable of the service, which would reach podman alone.
+unit=/sys/fs/cgroup/systemd/$tag-app.service
+if [ -d /sys/fs/cgroup/systemd ] && start quadlet affected; then
+    quadlet_id=$id
+    payload=$unit/libpod-payload-$id
+    mkdir -p "$payload" && echo "$pid" > "$payload/cgroup.procs"
+    out=$("$cli" inspect "$pid")
+    echo "$out" | grep -F "container:          podman $tag-quadlet, id $id" >/dev/null \
+        && ! echo "$out" | grep -E "arenafix enable|systemctl restart" >/dev/null \
+        && echo "$out" | grep -E '^        -v ' >/dev/null \
+        && pass "a container in its service's cgroup (a quadlet's): named, fixed by its options, not by arenafix enable" \
+        || { fail "a container in its service's cgroup:"; echo "$out"; }
+    # A process of the service's own that claims the container's ID.
+    mkfifo "$work/hold" && { "$prog" 30 pinned <"$work/hold" >/dev/null & claimer=$!; exec 3>"$work/hold"; }
+    echo "$claimer" > "$payload/cgroup.procs"
+    "$cli" inspect --json "$claimer" | grep -q '"unit":"'"$tag"'-app.service".*"container_engine":null' \
+        && pass "a service's process in a cgroup named for a container is not taken for it" \
+        || fail "a service's process claimed a container: $("$cli" inspect --json "$claimer")"
+    exec 3>&-
+    wait "$claimer" 2>/dev/null
+    pm rm -f -t 0 "$tag-quadlet" >/dev/null 2>&1
+else
+    skip "no name=systemd cgroup hierarchy to place a container below a service"
 fi
 echo "check-containers: $(($(date +%s) - t0)) s"
 summary
