@@ -321,6 +321,8 @@ START_TEST(cgroup_container)
         { "0::/system.slice/myapp.service\n", "" },
         { "0::/libpod_parent/conmon\n", "" },
         { "0::/libpod-" CID "\n", "" },
+        { "0::/evil/libpod-" CID "\n", "" },
+        { "0::/system.slice/docker/" CID "\n", "" },
         { "0::/machine.slice/libpod-" CID "x.scope\n", "" },
         { "0::/machine.slice/libpod-0123.scope\n", "" },
         /* The tenant's own cgroups below its container name nothing. */
@@ -360,6 +362,9 @@ START_TEST(podman_name)
     static const char hidden[] = "[{\"id\":\"x\",\"metadata\":\"{\\\"id\\\":\\\"" CID "\\\",\\\"names\\\":[\\\"evil\\\"]}\"}]";
     ck_assert(!afx_podman_name(hidden, strlen(hidden), CID, name, sizeof name));
     ck_assert_str_eq(name, "");
+    /* Nor one after the ID as another field's value. */
+    static const char other[] = "[{\"id\":\"x\",\"layer\":\"" CID "\",\"names\":[\"evil\"]}]";
+    ck_assert(!afx_podman_name(other, strlen(other), CID, name, sizeof name));
     /* Not a name podman accepts, too long, cut off, another ID. */
     static const char *const bad[] = {
         "[{\"id\":\"" CID "\",\"names\":[\"-x\"]}]",
