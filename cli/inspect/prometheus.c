@@ -109,7 +109,8 @@ void afx_prom_add(struct afx_prom *p, const struct afx_report *r)
     char shown[AFX_UNIT_MAX + 32], prefix[AFX_UNIT_MAX];
     /* As the text report's UNIT column (a user's unit is marked), but a
      * container's scope by its engine: not one series per container. */
-    const char *engine = afx_unit_container_engine(r->unit.name, prefix, sizeof prefix);
+    const char *engine = r->container.engine[0] ? r->container.engine
+                         : afx_unit_container_engine(r->unit.name, prefix, sizeof prefix);
     if (engine != NULL)
         snprintf(shown, sizeof shown, "(%s container)%s", engine, r->unit.user ? " (user)" : "");
     else
