@@ -62,7 +62,7 @@ start() {
     name=$1 img=$2; shift 2
     pm run -d -i $run_opts --name "$tag-$name" "$@" "localhost/$tag-$img" /bin/arenawait 30 pinned >/dev/null || return 1
     count=
-    for _ in $(seq 1 600); do
+    for _ in $(seq 1 1200); do
         count=$(pm logs "$tag-$name" 2>/dev/null | sed -n 's/^arenas=//p')
         [ -n "$count" ] && break
         sleep 0.1
