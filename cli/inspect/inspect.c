@@ -155,7 +155,9 @@ static void probe_its_glibc(struct afx_report *r)
     static struct afx_creds first;
     char why[512];
     if (r->maps.libc.path[0] == '\0' || r->maps.loader.path[0] == '\0') {
-        snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
+        /* musl's, or glibc linked in: the reader said which. */
+        if (r->libc_kind == AFX_LIBC_GLIBC)
+            snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
         return;
     }
     if (r->container.engine[0] != '\0') {
