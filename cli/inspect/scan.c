@@ -360,7 +360,7 @@ static int write_prometheus(struct scan *s, int status, double started, FILE *ou
 {
     struct afx_library lib;
     struct afx_prom_facts f = {
-        .glibc_version = gnu_get_libc_version(),
+        .glibc_version = s->glibc.version,
         .glibc_state = s->glibc.state,
         .library = afx_find_library(&lib) ? lib.file : NULL,
         .fixed = s->t.fixed,
