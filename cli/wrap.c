@@ -65,7 +65,9 @@ static bool preload_fits(const char *path, const struct afx_library *lib, long o
     /* The dynamic loader itself has no interpreter, yet preloads fine. */
     bool loader = strncmp(base, "ld-", 3) == 0 || strncmp(base, "ld.so", 5) == 0;
     long max = afx_arena_limit(online > 0 ? online : 1);
-    if (exe.musl) {
+    /* musl's loader run as the command ("ld-musl-x86_64.so.1 PROG")
+     * loads the preload as its program would. */
+    if (exe.musl || strncmp(base, "ld-musl-", 8) == 0) {
         /* musl's loader honours LD_PRELOAD, and a library built for
          * glibc stops the program before main (exit 127). */
         afx_error("warning: %s is a musl program, not a glibc one: glibc bug 30945 does not apply to it and "

@@ -34,6 +34,14 @@ START_TEST(wrap_runs_a_musl_program_untouched)
     ck_assert_msg(strstr(r.err, "is a musl program") != NULL && strstr(r.err, "without libarenafix") != NULL,
                   "no warning: %s", r.err);
     run_free(&r);
+    /* musl's loader named as the command, the program its argument. */
+    const char *loader = "/lib/ld-musl-x86_64.so.1";
+    if (access(loader, X_OK) != 0)
+        return;
+    run(&r, NULL, ARGV(cli(), loader, musl, "4"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "ready\n");
+    run_free(&r);
 }
 END_TEST
 
