@@ -33,8 +33,9 @@ cleanup() {
     pm ps -a --format '{{.Names}}' 2>/dev/null | grep "^$tag-" | while read -r c; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
     for i in fixed shipped musl; do pm rmi -f "localhost/$tag-$i" >/dev/null 2>&1; done
     [ -n "${held:-}" ] && kill "$held" 2>/dev/null
-    exec 3>&- 2>/dev/null
-    rm -f "$work/hold"
+    [ -n "${fine:-}" ] && kill "$fine" 2>/dev/null
+    exec 3>&- 4>&- 2>/dev/null
+    rm -f "$work/hold" "$work/hold2"
     return 0
 }
 trap cleanup EXIT INT TERM
@@ -70,6 +71,12 @@ exec 3>"$work/hold"
 for _ in $(seq 1 600); do grep -q '^arenas=' "$work/held.out" 2>/dev/null && break; sleep 0.1; done
 [ "$(sed -n 's/^arenas=//p' "$work/held.out")" = 9 ] && pass "a pinned process on the host's affected glibc gets 9 arenas" \
     || fail "the host's pinned process on the affected glibc got $(cat "$work/held.out")"
+# And one on the host's own fixed glibc: fine, by the host's probe.
+rm -f "$work/hold2" && mkfifo "$work/hold2"
+"$prog" 30 pinned <"$work/hold2" >"$work/fine.out" &
+fine=$!
+exec 4>"$work/hold2"
+for _ in $(seq 1 600); do grep -q '^arenas=' "$work/fine.out" 2>/dev/null && break; sleep 0.1; done
 host_version=$(ldd --version | sed -n '1s/.* //p')
 
 # The scanner as a DaemonSet runs it: the host's PIDs, privileged (it
@@ -93,6 +100,12 @@ p = [p for p in d["processes"] if p["pid"] == int(sys.argv[1])]
 s = d["summary"]
 sys.exit(not (p and p[0]["verdict"] == "hit" and s["host_glibc_state"] == "not affected" and "this command runs in a container" in s["host_glibc_note"]))' "$held" \
         && pass "from a container on $own: the JSON calls it hit, the host glibc the host's" || fail "from a container on $own: the JSON: $(echo "$json" | tail -c 600)"
+    echo "$json" | python3 -c '
+import json, sys
+p = [p for p in json.load(sys.stdin)["processes"] if p["pid"] == int(sys.argv[1])]
+sys.exit(not (p and p[0]["verdict"] == "fine" and p[0]["glibc_state"] == "not affected" and "the host" in p[0]["glibc_note"]))' "$fine" \
+        && pass "from a container on $own: a pinned process of the host on the host's fixed glibc is fine, by the host's probe" \
+        || fail "from a container on $own: the host's fixed-glibc process: $(echo "$json" | grep -o "{[^{]*\"pid\":$fine,[^}]*}")"
     prom=$(pm run --rm $run_opts --privileged --pid=host --name "$tag-scanp-$img" "localhost/$tag-$img" /bin/arenafix inspect --all --prometheus 2>/dev/null)
     echo "$prom" | grep -E "^arenafix_info\{.*glibc_version=\"$host_version\"" >/dev/null \
         && pass "from a container on $own: the metrics give the host's glibc version ($host_version)" \
@@ -132,8 +145,8 @@ if [ -n "$musl_prog" ] && [ -x "$musl_prog" ] && [ -e /usr/lib/x86_64-linux-musl
 else
     skip "no musl program built (musl-tools): no musl container for probe --root"
 fi
-exec 3>&-
-wait "$held" 2>/dev/null
-held=
+exec 3>&- 4>&-
+wait "$held" "$fine" 2>/dev/null
+held= fine=
 echo "check-containers (scan): $(($(date +%s) - t0)) s"
 summary
