@@ -15,9 +15,12 @@ struct afx_exe {
     enum afx_exe_kind kind;
     int elf_class;      /* 32 or 64, 0 if not ELF */
     bool setid;         /* setuid or setgid bit: ld.so runs it in secure mode */
+    bool musl;          /* dynamic, its interpreter musl's ld-musl-ARCH.so.1: musl
+                         * preloads too, and a glibc library kills it (exit 127) */
 };
 
-/* Read path's ELF header and program headers. */
+/* Read path's ELF header and program headers (its interpreter's name
+ * too), executing nothing. */
 struct afx_exe afx_exe_examine(const char *path);
 
 /* The program interpreter path named in path ("/lib64/ld-linux-x86-64.so.2").

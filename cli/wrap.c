@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arenarule.h"
 #include "cli.h"
 #include "config.h"
 #include "elfinfo.h"
@@ -53,23 +54,40 @@ static int resolve(const char *cmd, char *out, size_t size)
     return found;
 }
 
-/* Warn, do not refuse: the user may know better (a wrapper script that
- * execs a dynamic program, say). */
-static void warn_if_preload_ignored(const char *path, const struct afx_library *lib)
+/* What the preload would do to path: false if it must not be preloaded
+ * (it runs untouched, with a warning that says why and what helps);
+ * otherwise true, after a warning where ld.so will skip it.  Its ELF
+ * headers are read, nothing of it run. */
+static bool preload_fits(const char *path, const struct afx_library *lib, long online)
 {
     struct afx_exe exe = afx_exe_examine(path);
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     /* The dynamic loader itself has no interpreter, yet preloads fine. */
     bool loader = strncmp(base, "ld-", 3) == 0 || strncmp(base, "ld.so", 5) == 0;
-    if (exe.kind == AFX_EXE_STATIC && !loader)
-        afx_error("warning: %s is statically linked: LD_PRELOAD has no effect on it, "
-                  "so arenafix cannot help; set MALLOC_ARENA_MAX instead", path);
+    long max = afx_arena_limit(online > 0 ? online : 1);
+    /* musl's loader run as the command ("ld-musl-x86_64.so.1 PROG")
+     * loads the preload as its program would. */
+    if (exe.musl || strncmp(base, "ld-musl-", 8) == 0) {
+        /* musl's loader honours LD_PRELOAD, and a library built for
+         * glibc stops the program before main (exit 127). */
+        afx_error("warning: %s is a musl program, not a glibc one: glibc bug 30945 does not apply to it and "
+                  "libarenafix cannot load there; running it without libarenafix", path);
+        return false;
+    }
+    if (exe.kind == AFX_EXE_STATIC && !loader) {
+        afx_error("warning: %s is statically linked: no preload reaches it, so arenafix cannot help; running it "
+                  "without libarenafix. If its glibc is affected, set MALLOC_ARENA_MAX=%ld (a fixed glibc's limit here) "
+                  "in its environment, or rebuild it against a fixed glibc or with mallopt(M_ARENA_MAX, %ld) "
+                  "in its code", path, max, max);
+        return false;
+    }
     if (exe.setid)
         afx_error("warning: %s is setuid or setgid: ld.so ignores LD_PRELOAD paths in it, "
                   "so arenafix cannot help; set MALLOC_ARENA_MAX or run it unprivileged", path);
     if (exe.elf_class == 32 && sizeof(void *) == 8 && strstr(lib->preload, "$LIB") == NULL)
         afx_error("warning: %s is a 32-bit program and %s is not: ld.so will skip it; "
                   "install the 32-bit library or point ARENAFIX_LIBRARY at it", path, lib->file);
+    return true;
 }
 
 static void set_or_die(const char *name, const char *value)
@@ -149,7 +167,11 @@ int afx_cmd_wrap(int argc, char **argv)
         afx_error("%s: not executable; check its permissions", cmd);
         return AFX_EXIT_CANNOT_EXEC;
     }
-    warn_if_preload_ignored(path, &lib);
+    if (!preload_fits(path, &lib, sysconf(_SC_NPROCESSORS_ONLN))) {
+        execv(path, argv + optind);
+        afx_error("cannot run %s: %s", path, strerror(errno));
+        return errno == ENOENT ? AFX_EXIT_NOT_FOUND : AFX_EXIT_CANNOT_EXEC;
+    }
 
     char *list = afx_preload_append(getenv("LD_PRELOAD"), lib.preload, lib.file);
     if (list == NULL) {

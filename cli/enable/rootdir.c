@@ -472,6 +472,25 @@ static int reopen_file(const struct afx_root *r, const char *rel, int path_fd)
     return fd;
 }
 
+int afx_root_open_file(const struct afx_root *r, const char *rel)
+{
+    int path_fd = resolve(r, rel);
+    if (path_fd < 0)
+        return -1;
+    struct stat st;
+    int fd = -1;
+    if (fstat(path_fd, &st) != 0)
+        fd = -1;
+    else if (!S_ISREG(st.st_mode))
+        errno = EINVAL;
+    else
+        fd = reopen_file(r, rel, path_fd);
+    int err = errno;
+    close(path_fd);
+    errno = err;
+    return fd;
+}
+
 int afx_root_read(const struct afx_root *r, const char *rel, size_t max, char **text, size_t *len,
                   struct stat *st)
 {

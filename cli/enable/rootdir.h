@@ -62,6 +62,11 @@ int afx_root_read(const struct afx_root *r, const char *rel, size_t max, char **
  * entries: an O_RDONLY directory fd, or -1 with errno. */
 int afx_root_opendir(const struct afx_root *r, const char *rel);
 
+/* The regular file rel (symlinks followed inside the root) for reading,
+ * without opening anything else (a FIFO, a device): an O_RDONLY fd, or
+ * -1 with errno (EINVAL: not a regular file). */
+int afx_root_open_file(const struct afx_root *r, const char *rel);
+
 /* stat() of rel, symlinks followed inside the root.  0 or -errno. */
 int afx_root_stat(const struct afx_root *r, const char *rel, struct stat *st);
 

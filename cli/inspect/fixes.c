@@ -12,6 +12,7 @@ enum fix_kind {
     FIX_LOADED,     /* libarenafix is loaded: its reason says what to change */
     FIX_WRAP,       /* no system service to enable: arenafix CMD */
     FIX_CONTAINER,  /* in a container: run it again with the library mounted */
+    FIX_STATIC,     /* glibc linked in: no preload reaches it */
 };
 
 struct afx_fix {
@@ -28,7 +29,8 @@ struct afx_fix {
 
 void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
 {
-    if (r->health != AFX_HIT && r->health != AFX_AT_RISK)
+    /* musl has no arenas, and libarenafix would stop it. */
+    if ((r->health != AFX_HIT && r->health != AFX_AT_RISK) || r->libc_kind == AFX_LIBC_MUSL)
         return;
     if (f->count == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 8;
@@ -39,7 +41,8 @@ void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
         f->cap = cap;
     }
     struct afx_fix *x = &f->list[f->count++];
-    x->kind = r->maps.arenafix ? FIX_LOADED
+    x->kind = r->libc_kind == AFX_LIBC_STATIC_GLIBC ? FIX_STATIC
+              : r->maps.arenafix ? FIX_LOADED
               : r->container.engine[0] != '\0' ? FIX_CONTAINER
               : !r->unit.user && afx_unit_commandable(r->unit.name) ? FIX_SERVICE : FIX_WRAP;
     x->container = r->container;
@@ -192,6 +195,10 @@ void afx_fixes_print(struct afx_fixes *f, FILE *out)
     print_containers(f, out);
     print_services(f, out);
     print_processes(f, FIX_WRAP, "restart these under arenafix (arenafix CMD), in no system service:", out);
+    print_processes(f, FIX_STATIC, "these are static programs, which no preload reaches (neither arenafix CMD nor "
+                    "a container's LD_PRELOAD): restart each with MALLOC_ARENA_MAX set to a fixed glibc's limit "
+                    "(8 x online CPUs) in its environment, or rebuild it against a fixed glibc or with "
+                    "mallopt(M_ARENA_MAX) in its code:", out);
     print_processes(f, FIX_LOADED, "these load libarenafix already; their reasons say what to change:", out);
     free(f->list);
     *f = (struct afx_fixes){ 0 };

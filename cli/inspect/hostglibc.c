@@ -1,15 +1,20 @@
 #include "hostglibc.h"
 
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "probe/glibctrust.h"
+#include "probeglibc.h"
 #include "probe/probe.h"
 #include "proc/mappedfile.h"
+#include "proc/procstatus.h"
+#include "readfile.h"
 #include "selfexe.h"
 
 /* Copies compared already, by file: a host's containers share a few
@@ -25,7 +30,100 @@ struct compared {
 #define COMPARED_MAX 64
 
 /* Not on the stack: the report is large (its maps). */
-static struct afx_report self;
+static struct afx_report self, init;
+
+static bool other_root(const struct stat *mine, long pid)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%ld/root/", pid);
+    return stat(path, &st) == 0 && (st.st_dev != mine->st_dev || st.st_ino != mine->st_ino);
+}
+
+/* Its parent, 0 if unreadable. */
+static long parent_of(long pid)
+{
+    char path[64], ppid[32];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    char *text = afx_slurp_max(path, 1L << 20, NULL, NULL);
+    bool ok = text != NULL && afx_status_field(text, "PPid", ppid, sizeof ppid);
+    free(text);
+    return ok ? strtol(ppid, NULL, 10) : 0;
+}
+
+/* The process whose glibc is the host's, where this command's root is
+ * not the host's (a container's, or a chroot's, that sees the host's
+ * PIDs): PID 1, or where PID 1's root may not be read, the nearest of
+ * this command's ancestors outside its root (the engine's monitor,
+ * conmon or a containerd shim, runs in the host's root).  0 if none:
+ * as far as it can tell, this command runs in the host's root.  Its
+ * ancestors' parentage is the kernel's, not a tenant's to forge. */
+static long host_process(void)
+{
+    struct stat mine, first;
+    if (stat("/", &mine) != 0)
+        return 0;
+    if (stat("/proc/1/root/", &first) == 0)
+        return first.st_dev != mine.st_dev || first.st_ino != mine.st_ino ? 1 : 0;
+    long pid = (long)getppid();
+    for (int hops = 0; pid > 1 && hops < 64; hops++, pid = parent_of(pid))
+        if (other_root(&mine, pid))
+            return pid;
+    return 0;
+}
+
+/* The host's glibc as process pid (host_process) maps it, run as that
+ * process where that may be, else judged by its version. */
+static void probe_init(struct afx_host_glibc *h, const struct afx_host *host, long pid)
+{
+    const char *what;
+    const char *own = gnu_get_libc_version();
+    char whose[64];
+    snprintf(whose, sizeof whose, pid == 1 ? "PID 1's" : "PID %ld's, above this container", pid);
+    h->contained = true;
+    init = (struct afx_report){ .pid = pid, .pidfd = -1, .host = *host };
+    int failed = afx_report_read(&init, &what);
+    if (failed != 0 || init.unread[0] != '\0' || !init.libc_known || init.maps.loader.path[0] == '\0') {
+        afx_report_close(&init);
+        snprintf(h->note, sizeof h->note, "not probed: this command runs in a container (its root is not the "
+                 "host's; its own glibc, %s, is its image's), and the host's glibc (%s) %s", own, whose,
+                 failed != 0 ? "cannot be read" : init.unread[0] ? "was not read whole" : "is not mapped");
+        return;
+    }
+    if (init.container.engine[0] != '\0') {
+        /* Never so on a host: its PID 1 is in no container.  Judged
+         * below by its version, as a container's files are. */
+        snprintf(init.probe_note, sizeof init.probe_note, "PID %ld is in a %s container", pid, init.container.engine);
+    } else {
+        afx_probe_its_glibc(&init);
+    }
+    afx_report_close(&init);
+    if (!init.probed) {
+        char why[sizeof init.probe_note];
+        struct afx_host_glibc none = { .fd = -1 };
+        snprintf(why, sizeof why, "%s", init.probe_note);
+        init.probe_note[0] = '\0';
+        afx_judge_glibc_unrun(&init, &none);
+        snprintf(h->note, sizeof h->note, "the host's glibc (%s; this command runs in a container, on its "
+                 "image's glibc %s), judged without running it: %.250s (%.250s)", whose, own, init.probe_note, why);
+        h->state = init.state;
+        snprintf(h->version, sizeof h->version, "%s", init.glibc);
+        return;
+    }
+    h->probed = true;
+    h->dev = init.libc_dev;
+    h->ino = init.libc_ino;
+    h->state = init.state;
+    snprintf(h->version, sizeof h->version, "%s", init.glibc);
+    snprintf(h->note, sizeof h->note, "the host's glibc (%s; this command runs in a container, on its image's "
+             "glibc %s), probed once as that process: %.450s", whose, own, init.probe_note);
+    struct stat st;
+    h->fd = afx_mapped_open(pid, &init.maps.libc);
+    if (h->fd >= 0 && (fstat(h->fd, &st) != 0 || st.st_dev != h->dev || st.st_ino != h->ino)) {
+        close(h->fd);
+        h->fd = -1;
+    }
+}
 
 void afx_host_glibc_probe(struct afx_host_glibc *h, const struct afx_host *host, bool probe)
 {
@@ -33,8 +131,14 @@ void afx_host_glibc_probe(struct afx_host_glibc *h, const struct afx_host *host,
     const char *what;
     struct afx_probe p;
     *h = (struct afx_host_glibc){ .state = AFX_GLIBC_UNKNOWN, .fd = -1 };
+    snprintf(h->version, sizeof h->version, "%s", gnu_get_libc_version());
     if (!probe) {
         snprintf(h->note, sizeof h->note, "not probed (--no-probe)");
+        return;
+    }
+    long outside = host_process();
+    if (outside > 0) {
+        probe_init(h, host, outside);
         return;
     }
     self = (struct afx_report){ .pid = getpid(), .host = *host };
@@ -133,12 +237,12 @@ void afx_judge_glibc_unrun(struct afx_report *r, const struct afx_host_glibc *h)
         return;     /* no glibc mapped */
     if (h->probed && r->libc_known && r->libc_dev == h->dev && r->libc_ino == h->ino) {
         r->state = h->state;
-        snprintf(r->probe_note, sizeof r->probe_note, "%s", h->note);
+        snprintf(r->probe_note, sizeof r->probe_note, "%.700s", h->note);
         return;
     }
     if (h->probed && copy_of_host(r, h)) {
         r->state = h->state;
-        snprintf(r->probe_note, sizeof r->probe_note, "its libc.so.6 is the host's byte for byte (%s)", h->note);
+        snprintf(r->probe_note, sizeof r->probe_note, "its libc.so.6 is the host's byte for byte (%.700s)", h->note);
         return;
     }
     if (!banner_trusted(r, why, sizeof why)) {

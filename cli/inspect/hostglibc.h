@@ -19,12 +19,18 @@ struct afx_host_glibc {
     ino_t ino;
     int fd;                     /* that file, open; -1 if not */
     enum afx_glibc_state state;
-    char note[300];
+    char version[32];           /* its banner's ("2.36"), "unknown" if none */
+    bool contained;             /* this command's root is not PID 1's: PID 1's glibc is the host's */
+    char note[700];
 };
 
-/* Probe the glibc this command runs on (trusted code, with the caller's
- * privileges), as "arenafix probe" does; with probe false, only say
- * so in h->note. */
+/* Probe the host's glibc; with probe false, only say so in h->note.
+ * On the host, the glibc this command runs on (trusted code, with the
+ * caller's privileges), as "arenafix probe" does.  In a container that
+ * sees the host's PIDs (a DaemonSet's, --pid=host), where its own root
+ * is not PID 1's, its own image's glibc says nothing of the host's: PID
+ * 1's is the host's, probed as inspect PID probes a process (run as it,
+ * only if root alone can have written it), else judged by its version. */
 void afx_host_glibc_probe(struct afx_host_glibc *h, const struct afx_host *host, bool probe);
 
 /* r's glibc state and r->probe_note, nothing of it run: the host's

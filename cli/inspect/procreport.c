@@ -1,6 +1,7 @@
 #include "procreport.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -103,6 +104,52 @@ static void glibc_version(struct afx_report *r)
             snprintf(r->glibc, sizeof r->glibc, "unknown");
     }
     close(fd);
+}
+
+/* Its executable holds glibc's malloc, linked in (static), read once
+ * per file.  /proc/PID/exe is the very file it runs, whatever its name. */
+static bool static_glibc(long pid)
+{
+    static struct known_libc known[KNOWN_LIBC_MAX];
+    static size_t count, oldest;
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool found = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        size_t i = 0;
+        while (i < count && !same_file(&known[i], &st))
+            i++;
+        if (i < count) {
+            found = known[i].found;
+        } else {
+            found = afx_glibc_malloc_in(fd);
+            struct known_libc *k = count < KNOWN_LIBC_MAX ? &known[count++] : &known[oldest];
+            if (k == &known[oldest] && count == KNOWN_LIBC_MAX)
+                oldest = (oldest + 1) % KNOWN_LIBC_MAX;
+            *k = (struct known_libc){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim, found, "" };
+        }
+    }
+    close(fd);
+    return found;
+}
+
+/* No libc.so.6 mapped: musl's, glibc linked in, or neither. */
+static void no_libc_so(struct afx_report *r)
+{
+    if (r->maps.musl) {
+        r->libc_kind = AFX_LIBC_MUSL;
+        snprintf(r->probe_note, sizeof r->probe_note, "musl libc mapped, not glibc");
+    } else if (static_glibc(r->pid)) {
+        r->libc_kind = AFX_LIBC_STATIC_GLIBC;
+        snprintf(r->probe_note, sizeof r->probe_note, "glibc linked into its executable (static), which names "
+                 "no version: not probed, nothing of it is run");
+    } else if (r->maps.heaps == 0) {
+        snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
+    }
 }
 
 /* Its comm as the kernel holds it (a newline inside is its own; the
@@ -252,8 +299,9 @@ int afx_report_read(struct afx_report *r, const char **what)
         return read_no_further(r, dir, "maps", err);
     }
     read_exe(r, dir);
-    if (r->maps.libc.path[0] == '\0' && r->maps.loader.path[0] == '\0' && r->maps.heaps == 0)
-        snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
+    r->libc_kind = AFX_LIBC_GLIBC;
+    if (r->maps.libc.path[0] == '\0' && r->maps.loader.path[0] == '\0')
+        no_libc_so(r);
 
     if (!afx_read_threads(r->pid, r->host.online, &r->deadline, &r->threads))
         return read_no_further(r, top, "task/*/status", ETIME);
@@ -294,7 +342,7 @@ void afx_report_judge(struct afx_report *r)
         .mode = r->env.arenafix.mode, .arenafix_max = r->env.arenafix.arena_max,
         .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
         .glibc = r->state, .glibc_untested = r->untested, .unread = r->unread[0] ? r->unread : NULL,
-        .container = r->container.engine[0] != '\0',
+        .container = r->container.engine[0] != '\0', .libc = r->libc_kind,
     };
     r->health = afx_judge_process(&facts, r->why, sizeof r->why);
 }
@@ -346,6 +394,8 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "online_list", r->host.online_list);
     afx_json_str(&j, "isolated_list", r->host.isolated_list);
     afx_json_str(&j, "nohz_full_list", r->host.nohz_full_list);
+    afx_json_str(&j, "libc", r->libc_kind == AFX_LIBC_MUSL ? "musl"
+                             : r->libc_kind == AFX_LIBC_STATIC_GLIBC ? "glibc (static)" : "glibc");
     afx_json_str(&j, "glibc", r->glibc);
     afx_json_str(&j, "glibc_state", afx_glibc_state_name(r->state));
     afx_json_str(&j, "glibc_note", r->probe_note);

@@ -30,6 +30,7 @@ struct afx_report {
     struct afx_unit unit;       /* its systemd unit, from its cgroup */
     struct afx_container container;     /* the container it runs in (container.h); engine "" if none */
     long uid;                   /* its real uid, -1 if unread */
+    enum afx_libc_kind libc_kind;   /* glibc mapped, linked in (static), or musl */
     char glibc[32];             /* the version in its libc's banner, or "unknown" */
     bool libc_known;            /* the libc it maps, as opened: which file */
     dev_t libc_dev;

@@ -274,7 +274,8 @@ static void scan_one(struct scan *s, long pid)
     /* One not read whole is listed whatever the part read says: an
      * attacker's, or one an operator needs to look at. */
     bool whole = r->unread[0] == '\0';
-    if (whole && r->maps.libc.path[0] == '\0') {
+    /* A static glibc program is judged by its arenas, as any other. */
+    if (whole && r->maps.libc.path[0] == '\0' && r->libc_kind != AFX_LIBC_STATIC_GLIBC) {
         s->t.no_glibc++;
         return;
     }
@@ -359,7 +360,7 @@ static int write_prometheus(struct scan *s, int status, double started, FILE *ou
 {
     struct afx_library lib;
     struct afx_prom_facts f = {
-        .glibc_version = gnu_get_libc_version(),
+        .glibc_version = s->glibc.version,
         .glibc_state = s->glibc.state,
         .library = afx_find_library(&lib) ? lib.file : NULL,
         .fixed = s->t.fixed,

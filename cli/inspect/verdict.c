@@ -24,6 +24,10 @@ static bool latched_total(long arenas, long online)
 /* What to do about a process the bug hit or may hit. */
 static const char *advice(const struct afx_process_facts *f)
 {
+    if (f->libc == AFX_LIBC_STATIC_GLIBC)
+        return "no preload reaches a static program: restart it with MALLOC_ARENA_MAX set to a fixed glibc's "
+               "limit (8 x online CPUs) in its environment, or rebuild it against a fixed glibc or with "
+               "mallopt(M_ARENA_MAX) in its code";
     if (!f->arenafix && f->container)
         return "run its container again with libarenafix mounted and preloaded (the options inspect prints)";
     if (!f->arenafix)
@@ -47,6 +51,11 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
     if (f->unread != NULL) {
         snprintf(why, size, "%s", f->unread);
         return AFX_UNDETERMINED;
+    }
+    if (f->libc == AFX_LIBC_MUSL) {
+        snprintf(why, size, "its libc is musl, which has no malloc arenas: glibc bug 30945 does not apply, and "
+                            "libarenafix must not be preloaded (musl cannot load it: the program would exit 127)");
+        return AFX_FINE;
     }
     if (f->foreign != NULL) {
         snprintf(why, size, "malloc comes from %s: glibc's arena limit does not apply", f->foreign);

@@ -9,6 +9,12 @@
 #include "config.h"
 
 enum afx_glibc_state { AFX_GLIBC_UNKNOWN, AFX_GLIBC_AFFECTED, AFX_GLIBC_FIXED };
+/* The libc a process runs on, as its maps and executable say. */
+enum afx_libc_kind {
+    AFX_LIBC_GLIBC,         /* glibc's libc.so.6 mapped (or nothing known of it) */
+    AFX_LIBC_STATIC_GLIBC,  /* glibc's malloc linked into its executable: no preload reaches it */
+    AFX_LIBC_MUSL,          /* musl: no arenas, and libarenafix would stop it */
+};
 enum afx_health { AFX_FINE, AFX_AT_RISK, AFX_HIT, AFX_UNDETERMINED, AFX_HEALTHS };
 
 struct afx_process_facts {
@@ -25,6 +31,7 @@ struct afx_process_facts {
     bool glibc_untested;        /* its glibc was there to test, and was not run (not root's) */
     const char *unread;         /* why it was not read whole, the reason whole; NULL if it was */
     bool container;             /* it runs in a container: the fix is to run the container again */
+    enum afx_libc_kind libc;
 };
 
 /* Decide, and explain in why (one sentence, no newline): what was seen

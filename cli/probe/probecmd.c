@@ -12,6 +12,7 @@
 #include "json.h"
 #include "library.h"
 #include "probe.h"
+#include "rootprobe.h"
 #include "selfexe.h"
 
 static const char *const verdict_names[] = {
@@ -21,12 +22,15 @@ static const char *const verdict_names[] = {
 };
 
 static const char probe_usage[] =
-    "Usage: arenafix probe [--json] [--glibc DIR]\n"
+    "Usage: arenafix probe [--json] [--glibc DIR | --root DIR]\n"
     "Run threads pinned to one CPU under this host's glibc (or the one in DIR) and\n"
     "say whether it takes their malloc arena limit from their affinity (bug 30945).\n"
     "\n"
     "Options:\n"
     "      --glibc DIR  probe the glibc whose ld.so and libc.so.6 are in DIR\n"
+    "      --root DIR   judge an image (unpacked, or a container's /proc/PID/root)\n"
+    "                   by its libc, read only: glibc version, musl or none, its\n"
+    "                   architecture, whether libarenafix can load; runs nothing\n"
     "      --json       one JSON object on stdout, for scripts\n"
     "  -h, --help       print this help and exit\n"
     "\n"
@@ -34,6 +38,7 @@ static const char probe_usage[] =
     "  arenafix probe                         is this host's glibc affected?\n"
     "  arenafix probe --json                  the same, for a script\n"
     "  arenafix probe --glibc /opt/glibc/lib  another glibc than the system's\n"
+    "  arenafix probe --root /proc/1234/root  the image a container runs\n"
     "\n"
     "Exit status: 0 not affected; 3 affected; 5 cannot tell on this host (one CPU,\n"
     "or something else limits the arenas); 1 failure; 2 usage error.\n"
@@ -129,10 +134,12 @@ int afx_cmd_probe(int argc, char **argv)
     static const struct option options[] = {
         { "json", no_argument, NULL, 'j' },
         { "glibc", required_argument, NULL, 'g' },
+        { "root", required_argument, NULL, 'r' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     bool json = false;
+    const char *root = NULL;
     char loader[PATH_MAX];
     struct afx_glibc g = { 0 };
     int c;
@@ -145,22 +152,29 @@ int afx_cmd_probe(int argc, char **argv)
         case 'h':
             fputs(probe_usage, stdout);
             return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
+        case 'r':
+            root = optarg;
+            break;
         case 'g':
             glibc_from_dir(optarg, loader, sizeof loader);
             g.loader = loader;
             g.libdir = optarg;
             break;
         case ':':
-            afx_usage_error("probe: %s needs a value; usage: arenafix probe [--json] [--glibc DIR]",
+            afx_usage_error("probe: %s needs a value; usage: arenafix probe [--json] [--glibc DIR | --root DIR]",
                             argv[optind - 1]);
         default:
-            afx_usage_error("probe: unknown option %s; usage: arenafix probe [--json] [--glibc DIR]",
+            afx_usage_error("probe: unknown option %s; usage: arenafix probe [--json] [--glibc DIR | --root DIR]",
                             argv[optind - 1]);
         }
     }
     if (optind < argc)
-        afx_usage_error("probe: unexpected argument %s; usage: arenafix probe [--json] [--glibc DIR]",
+        afx_usage_error("probe: unexpected argument %s; usage: arenafix probe [--json] [--glibc DIR | --root DIR]",
                         argv[optind]);
+    if (root != NULL && g.loader != NULL)
+        afx_usage_error("probe: --glibc and --root exclude each other: --root runs nothing");
+    if (root != NULL)
+        return afx_probe_root(root, json);
 
     struct afx_host h;
     afx_host_read(&h);

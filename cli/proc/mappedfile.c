@@ -87,3 +87,26 @@ bool afx_glibc_version(int fd, char *out, size_t size)
     }
     return false;
 }
+
+bool afx_glibc_malloc_in(int fd)
+{
+    static const char marker[] = "glibc.malloc.arena_max";
+    enum { CHUNK = 1 << 16, KEEP = sizeof marker - 1 };
+    static char buf[KEEP + CHUNK];
+    size_t kept = 0;
+    for (off_t offset = 0; offset < AFX_GLIBC_SCAN_MAX;) {
+        ssize_t n = pread(fd, buf + kept, CHUNK, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        offset += n;
+        size_t len = kept + (size_t)n;
+        if (memmem(buf, len, marker, sizeof marker - 1) != NULL)
+            return true;
+        /* The name may straddle reads. */
+        kept = len < KEEP ? len : KEEP;
+        memmove(buf, buf + len - kept, kept);
+    }
+    return false;
+}

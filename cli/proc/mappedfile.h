@@ -24,4 +24,10 @@ int afx_mapped_open(long pid, const struct afx_mapping *m);
  * there is none. */
 bool afx_glibc_version(int fd, char *out, size_t size);
 
+/* fd holds glibc's own malloc, linked in: the name of its arena limit's
+ * tunable ("glibc.malloc.arena_max", in every glibc since 2.26, static
+ * or not) within its first AFX_GLIBC_SCAN_MAX bytes.  What a static
+ * glibc program carries in place of a banner. */
+bool afx_glibc_malloc_in(int fd);
+
 #endif

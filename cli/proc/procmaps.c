@@ -155,6 +155,12 @@ enum afx_lib afx_lib_kind(const char *path, size_t len)
         return AFX_LIB_LOADER;
     if (so_name(base, n, "libarenafix"))
         return AFX_LIB_ARENAFIX;
+    /* musl's loader is its libc: "ld-musl-x86_64.so.1", or the file it
+     * links to, "libc.so" (Debian's; glibc's libc.so is a linker script,
+     * never mapped), "libc.musl-x86_64.so.1" (Alpine's). */
+    if ((n > 8 && memcmp(base, "ld-musl-", 8) == 0) || (n == 7 && memcmp(base, "libc.so", 7) == 0)
+        || (n > 10 && memcmp(base, "libc.musl-", 10) == 0))
+        return AFX_LIB_MUSL;
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++)
         if (so_name(base, n, foreign[i]))
             return AFX_LIB_FOREIGN;
@@ -239,6 +245,9 @@ static void scan_line(struct afx_maps *m, const char *text, size_t len, bool ove
             m->foreign[l.path_len] = '\0';
         }
         break;
+    case AFX_LIB_MUSL:
+        m->musl = true;
+        break;
     case AFX_LIB_NONE:
         break;
     }
@@ -247,7 +256,7 @@ static void scan_line(struct afx_maps *m, const char *text, size_t len, bool ove
 void afx_maps_begin(struct afx_maps *m)
 {
     /* Not the buffers: they are read only as far as they were written. */
-    m->arenafix = false;
+    m->arenafix = m->musl = false;
     m->libc.path[0] = m->loader.path[0] = m->found.path[0] = m->foreign[0] = '\0';
     m->heaps = m->kept = m->lines = m->bad_lines = 0;
     m->find = 0;

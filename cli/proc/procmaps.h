@@ -30,7 +30,7 @@ struct afx_map_line {
 /* One line, without its newline.  False if it is not a maps line. */
 bool afx_maps_parse_line(const char *line, size_t len, struct afx_map_line *l);
 
-enum afx_lib { AFX_LIB_NONE, AFX_LIB_LIBC, AFX_LIB_LOADER, AFX_LIB_ARENAFIX, AFX_LIB_FOREIGN };
+enum afx_lib { AFX_LIB_NONE, AFX_LIB_LIBC, AFX_LIB_LOADER, AFX_LIB_ARENAFIX, AFX_LIB_FOREIGN, AFX_LIB_MUSL };
 
 /* Which library a mapped file is, by its exact file name ("libc.so.6",
  * "ld-linux-x86-64.so.2", "libjemalloc.so.2"; " (deleted)" allowed
@@ -51,6 +51,7 @@ struct afx_maps {
     struct afx_mapping libc;    /* glibc's libc and ld.so, as code */
     struct afx_mapping loader;
     char foreign[PATH_MAX];     /* jemalloc, tcmalloc or mimalloc, "" if none */
+    bool musl;                  /* musl's libc (ld-musl-ARCH.so.1) is mapped as code */
     long heaps;                 /* non-main arena heaps seen */
     long kept;                  /* of which heap_at holds the first ones */
     unsigned long heap_at[AFX_MAX_HEAPS];   /* their start addresses */

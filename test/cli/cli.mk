@@ -14,6 +14,21 @@ $(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/pro
 $(B)/test/cli-static: test/cli/static.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -static -o $@ $<
 
+# A musl program (musl-tools), and arenawait linked statically against
+# the system's fixed glibc and against Debian's 2.36-8 as shipped
+# (libc6-dev-amd64-cross), for arenafix CMD and inspect.  Without the
+# tool or the library the tests that need them skip, naming it.
+$(B)/test/muslwait: test/cli/muslwait.c | $(B)/test
+	@rm -f $@
+	-command -v musl-gcc >/dev/null && musl-gcc -O2 -o $@ $<
+$(B)/test/arenawait-static: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -static -o $@ $<
+STATIC_AFFECTED_LIBC := /usr/x86_64-linux-gnu/lib
+$(B)/test/arenawait-static-affected: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
+	@rm -f $@
+	-[ "$$(uname -m)" = x86_64 ] && [ -e $(STATIC_AFFECTED_LIBC)/libc.a ] && \
+	    $(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -static -B$(STATIC_AFFECTED_LIBC)/ -L$(STATIC_AFFECTED_LIBC) -o $@ $<
+
 # A process with a known number of arenas, for inspect.
 $(B)/test/arenawait: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -o $@ $<
@@ -42,5 +57,6 @@ $(B)/fuzz/fuzz_cgroup: cli/proc/proccgroup.c cli/proc/proccgroup.h
 .PHONY: check-cli
 CHECK_SUITES += check-cli
 check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
-           $(B)/test/sysfail $(B)/real/countarenas.so $(B)/test/cli-tests
+           $(B)/test/sysfail $(B)/real/countarenas.so $(B)/test/cli-tests \
+           $(B)/test/muslwait $(B)/test/arenawait-static $(B)/test/arenawait-static-affected
 	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

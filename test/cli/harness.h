@@ -83,6 +83,8 @@ Suite *hostile_suite(void);
 Suite *scan_suite(void);
 Suite *status_suite(void);
 Suite *help_suite(void);
+Suite *libc_suite(void);
+Suite *rootprobe_suite(void);
 Suite *prometheus_suite(void);
 
 #endif

@@ -4,7 +4,9 @@
 # podman or runc cannot run.
 
 .PHONY: check-containers
-check-containers: $(CLI_BIN) $(SHIM_LIB) $(B)/test/arenawait
+check-containers: $(CLI_BIN) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
 	@mkdir -p $(B)/containers
 	@sh test/containers/check.sh $(abspath $(B)/containers) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC))))
+	@sh test/containers/scan.sh $(abspath $(B)/containers/scan) $(abspath $(CLI_BIN)) $(abspath $(B)/test/arenawait) \
+	    $(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))) $(abspath $(B)/test/muslwait)

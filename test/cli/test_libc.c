@@ -1,0 +1,158 @@
+/* Programs that are not dynamic glibc ones: a musl program, which a
+ * glibc library stops before main (exit 127), and a static glibc
+ * program, which no preload reaches.  arenafix CMD runs them untouched
+ * and says why; inspect never advises the preload for them, and lists a
+ * static one the bug hit, with the fix that fits it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* The test program name, or NULL (and a skip note) where it was not
+ * built (no musl-gcc, no static affected libc). */
+static const char *built(const char *name, const char *test, const char *needs)
+{
+    const char *p = test_prog(name);
+    if (access(p, X_OK) == 0)
+        return p;
+    printf("SKIP %s: %s was not built: it needs %s (test/packages.txt)\n", test, name, needs);
+    return NULL;
+}
+
+START_TEST(wrap_runs_a_musl_program_untouched)
+{
+    const char *musl = built("muslwait", __func__, "musl-tools");
+    if (musl == NULL || skip_emulated(__func__, "the musl program is the build machine's"))
+        return;
+    struct run r;
+    run(&r, NULL, ARGV(cli(), musl, "4"));
+    /* With the preload, musl's loader stops it: exit 127. */
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "ready\n");
+    ck_assert_msg(strstr(r.err, "is a musl program") != NULL && strstr(r.err, "without libarenafix") != NULL,
+                  "no warning: %s", r.err);
+    run_free(&r);
+    /* musl's loader named as the command, the program its argument. */
+    const char *loader = "/lib/ld-musl-x86_64.so.1";
+    if (access(loader, X_OK) != 0)
+        return;
+    run(&r, NULL, ARGV(cli(), loader, musl, "4"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "ready\n");
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(wrap_runs_a_static_program_untouched)
+{
+    const char *st = test_prog("arenawait-static");
+    if (skip_emulated(__func__, "the static program is the build machine's"))
+        return;
+    struct run r;
+    run(&r, NULL, ARGV(cli(), st, "30", "pinned"));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strncmp(r.out, "arenas=", 7) == 0, "%s", r.out);
+    ck_assert_msg(strstr(r.err, "statically linked") != NULL && strstr(r.err, "MALLOC_ARENA_MAX=") != NULL
+                      && strstr(r.err, "mallopt(M_ARENA_MAX") != NULL,
+                  "no warning: %s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(inspect_never_advises_the_preload_for_musl)
+{
+    const char *musl = built("muslwait", __func__, "musl-tools");
+    if (musl == NULL || skip_emulated(__func__, EMULATED_PROC))
+        return;
+    struct live l;
+    struct run r;
+    char pid[32];
+    live_start(&l, NULL, ARGV(musl, "8"));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", pid));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.out, "verdict: fine: its libc is musl") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "arenafix CMD") == NULL && strstr(r.out, "restart it under arenafix") == NULL,
+                  "preload advised: %s", r.out);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "inspect", "--all"));
+    live_stop(&l);
+    char row[64];
+    snprintf(row, sizeof row, "\n    %s ", pid);
+    ck_assert_msg(strstr(r.out, row) == NULL, "the musl process is given a fix: %s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* The static program on Debian's 2.36-8: 9 arenas. */
+static bool start_static_hit(struct live *l, const char *test)
+{
+    const char *st = built("arenawait-static-affected", test, "libc6-dev-amd64-cross on x86_64");
+    if (st == NULL || skip_emulated(test, EMULATED_PROC))
+        return false;
+    live_start(l, NULL, ARGV(st, "30", "pinned"));
+    ck_assert_int_eq(l->arenas, 9);
+    return true;
+}
+
+START_TEST(inspect_static_hit_gets_a_fix_that_works)
+{
+    struct live l;
+    struct run r;
+    char pid[32];
+    if (!start_static_hit(&l, __func__))
+        return;
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", pid));
+    live_stop(&l);
+    ck_assert_status(&r, 3);
+    ck_assert_msg(strstr(r.out, "verdict: hit: ") != NULL && strstr(r.out, "no preload reaches a static program") != NULL
+                      && strstr(r.out, "MALLOC_ARENA_MAX") != NULL,
+                  "%s", r.out);
+    ck_assert_msg(strstr(r.out, "restart it under arenafix") == NULL && strstr(r.out, "arenafix CMD), in") == NULL,
+                  "preload advised: %s", r.out);
+    run_free(&r);
+    /* The advice, followed: its environment's limit gives the fixed count. */
+    run(&r, ARGV("MALLOC_ARENA_MAX=16"), ARGV(test_prog("arenawait-static-affected"), "30", "pinned"));
+    ck_assert_str_eq(r.out, "arenas=16\n");
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(scan_lists_a_static_hit)
+{
+    struct live l;
+    struct run r;
+    char key[64];
+    if (!start_static_hit(&l, __func__))
+        return;
+    run(&r, NULL, ARGV(cli(), "inspect", "--all", "--json"));
+    snprintf(key, sizeof key, "\"pid\":%d,", (int)l.pid);
+    live_stop(&l);
+    ck_assert_status(&r, 3);
+    const char *p = strstr(r.out, key);
+    ck_assert_msg(p != NULL, "not listed: %s", r.out);
+    const char *start = p;
+    while (start > r.out && *start != '{')
+        start--;
+    ck_assert_msg(strncmp(start, "{\"verdict\":\"hit\"", 16) == 0, "%.400s", start);
+    ck_assert_msg(strstr(start, "\"libc\":\"glibc (static)\"") != NULL, "%.900s", start);
+    run_free(&r);
+}
+END_TEST
+
+Suite *libc_suite(void)
+{
+    Suite *s = suite_create("libc");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, wrap_runs_a_musl_program_untouched);
+    tcase_add_test(tc, wrap_runs_a_static_program_untouched);
+    tcase_add_test(tc, inspect_never_advises_the_preload_for_musl);
+    tcase_add_test(tc, inspect_static_hit_gets_a_fix_that_works);
+    tcase_add_test(tc, scan_lists_a_static_hit);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,201 @@
+/* arenafix probe --root DIR: an image judged by its libc, read inside
+ * DIR only, nothing of it run.  The trees are made here: an affected
+ * glibc, an older one than libarenafix needs, another architecture's,
+ * musl's, none, and one whose links lead out of it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char tree[64];
+
+/* A fresh tree; script (sh, $T the tree, $L the affected glibc's
+ * directory or "") fills it. */
+static void make_tree(const char *script)
+{
+    snprintf(tree, sizeof tree, "/tmp/arenafix-root-XXXXXX");
+    ck_assert(mkdtemp(tree) != NULL);
+    const char *g = getenv("ARENAFIX_AFFECTED_GLIBC");
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%.*s", g ? (int)strcspn(g + strspn(g, ":"), ":") : 0, g ? g + strspn(g, ":") : "");
+    struct run r;
+    char t[80], l[4200];
+    snprintf(t, sizeof t, "T=%s", tree);
+    snprintf(l, sizeof l, "L=%s", lib);
+    run(&r, ARGV(t, l), ARGV("sh", "-ec", script));
+    ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", script, r.err);
+    run_free(&r);
+}
+
+static void remove_tree(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tree);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* probe --root of the tree, JSON, under strace: nothing but the command
+ * itself may be executed. */
+static void probe_root(struct run *r)
+{
+    char log[96];
+    snprintf(log, sizeof log, "%s.strace", tree);
+    run(r, NULL, ARGV("strace", "-f", "-qq", "-e", "trace=execve,execveat", "-o", log, cli(), "probe", "--root", tree,
+                      "--json"));
+    FILE *f = fopen(log, "r");
+    ck_assert(f != NULL);
+    char line[4096];
+    int execs = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strstr(line, "execve") != NULL && strstr(line, cli()) == NULL)
+            execs++;
+    fclose(f);
+    unlink(log);
+    ck_assert_msg(execs == 0, "probe --root executed %d programs", execs);
+}
+
+static bool has(const char *out, const char *field)
+{
+    return strstr(out, field) != NULL;
+}
+
+START_TEST(affected_image)
+{
+    if (affected_glibc(__func__) == NULL || skip_emulated(__func__, "the affected glibc is x86_64's"))
+        return;
+    make_tree("mkdir -p $T/usr/lib/x86_64-linux-gnu; cp $L/libc.so.6 $T/usr/lib/x86_64-linux-gnu/;"
+              "ln -s usr/lib $T/lib");
+    struct run r;
+    probe_root(&r);
+    remove_tree();
+    ck_assert_status(&r, 5);
+    ck_assert_msg(has(r.out, "\"libc\":\"glibc\"") && has(r.out, "\"glibc\":\"2.36\"")
+                      && has(r.out, "\"architecture\":\"x86_64\"") && has(r.out, "\"library_loads\":\"yes\"")
+                      && has(r.out, "\"executed\":false") && has(r.out, "affected releases"),
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* An older glibc than 2.34: libarenafix would stop every program.  The
+ * upstream 2.35's libc, its banner made to say 2.31, as an older
+ * image's does (its version is all probe --root reads of it). */
+START_TEST(image_older_than_the_library_needs)
+{
+    if (skip_emulated(__func__, "the glibc copied is x86_64's"))
+        return;
+    if (access("../shared/glibc-releases/glibc-2.35/lib/libc.so.6", R_OK) != 0) {
+        printf("SKIP %s: no ../shared/glibc-releases/glibc-2.35\n", __func__);
+        return;
+    }
+    make_tree("mkdir -p $T/lib64; sed 's/release version 2\\.35\\./release version 2.31./' "
+              "../shared/glibc-releases/glibc-2.35/lib/libc.so.6 > $T/lib64/libc.so.6");
+    struct run r;
+    probe_root(&r);
+    ck_assert_status(&r, 0);
+    ck_assert_msg(has(r.out, "\"glibc\":\"2.31\"") && has(r.out, "\"glibc_state\":\"not affected\"")
+                      && has(r.out, "\"library_loads\":\"no\"") && has(r.out, "needs GLIBC_2.34"),
+                  "%s", r.out);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "probe", "--root", tree));
+    remove_tree();
+    ck_assert_status(&r, 0);
+    ck_assert_msg(has(r.out, "libarenafix loads:  no: libarenafix needs GLIBC_2.34 and this glibc is 2.31: injected, "
+                             "it would stop every program of the image"),
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(image_of_another_architecture)
+{
+    const char *arm = "/usr/aarch64-linux-gnu/lib/libc.so.6";
+    if (access(arm, R_OK) != 0 || skip_emulated(__func__, "the library under test is another machine's")) {
+        printf("SKIP %s: no %s (libc6-arm64-cross)\n", __func__, arm);
+        return;
+    }
+    make_tree("mkdir -p $T/usr/lib/aarch64-linux-gnu; cp /usr/aarch64-linux-gnu/lib/libc.so.6 "
+              "$T/usr/lib/aarch64-linux-gnu/");
+    struct run r;
+    probe_root(&r);
+    remove_tree();
+    ck_assert_status(&r, 5);
+    ck_assert_msg(has(r.out, "\"architecture\":\"aarch64\"") && has(r.out, "\"library_loads\":\"no\"")
+                      && has(r.out, "the image is aarch64"),
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(musl_image)
+{
+    if (access("/usr/lib/x86_64-linux-musl/libc.so", R_OK) != 0) {
+        printf("SKIP %s: no musl (musl-tools)\n", __func__);
+        return;
+    }
+    make_tree("mkdir -p $T/lib; cp /usr/lib/x86_64-linux-musl/libc.so $T/lib/ld-musl-x86_64.so.1");
+    struct run r;
+    probe_root(&r);
+    remove_tree();
+    ck_assert_status(&r, 0);
+    ck_assert_msg(has(r.out, "\"libc\":\"musl\"") && has(r.out, "\"library_loads\":\"no\"")
+                      && has(r.out, "exit 127"),
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* No libc in it; and links that lead out of it, to the host's own
+ * glibc, are not followed out: the tree has none. */
+START_TEST(no_libc_and_no_way_out)
+{
+    make_tree("mkdir -p $T/usr/lib/x86_64-linux-gnu $T/lib64 $T/usr/lib64 $T/lib;"
+              "ln -s /lib/x86_64-linux-gnu/libc.so.6 $T/usr/lib/x86_64-linux-gnu/libc.so.6;"
+              "ln -s ../../../../../../../../../../lib/x86_64-linux-gnu/libc.so.6 $T/lib64/libc.so.6;"
+              "ln -s /proc/self/root/lib/x86_64-linux-gnu/libc.so.6 $T/usr/lib64/libc.so.6;"
+              "mkfifo $T/lib/libc.so.6");
+    struct run r;
+    run(&r, NULL, ARGV("timeout", "60", cli(), "probe", "--root", tree, "--json"));
+    remove_tree();
+    ck_assert_status(&r, 5);
+    ck_assert_msg(has(r.out, "\"libc\":\"none\"") && has(r.out, "\"glibc\":null"), "%s", r.out);
+    run_free(&r);
+    run(&r, NULL, ARGV(cli(), "probe", "--root", "/nonexistent-arenafix-root"));
+    ck_assert_status(&r, 2);
+    run_free(&r);
+}
+END_TEST
+
+/* A link inside the tree, absolute as images have them, is followed
+ * inside it. */
+START_TEST(links_inside_the_image_are_followed_there)
+{
+    if (affected_glibc(__func__) == NULL || skip_emulated(__func__, "the affected glibc is x86_64's"))
+        return;
+    make_tree("mkdir -p $T/opt/glibc $T/usr/lib/x86_64-linux-gnu; cp $L/libc.so.6 $T/opt/glibc/;"
+              "ln -s /opt/glibc/libc.so.6 $T/usr/lib/x86_64-linux-gnu/libc.so.6");
+    struct run r;
+    probe_root(&r);
+    remove_tree();
+    ck_assert_status(&r, 5);
+    ck_assert_msg(has(r.out, "\"glibc\":\"2.36\""), "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+Suite *rootprobe_suite(void)
+{
+    Suite *s = suite_create("rootprobe");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, affected_image);
+    tcase_add_test(tc, image_older_than_the_library_needs);
+    tcase_add_test(tc, image_of_another_architecture);
+    tcase_add_test(tc, musl_image);
+    tcase_add_test(tc, no_libc_and_no_way_out);
+    tcase_add_test(tc, links_inside_the_image_are_followed_there);
+    suite_add_tcase(s, tc);
+    return s;
+}
