@@ -88,7 +88,7 @@ start() {
     [ -n "$count" ]
 }
 # A container of IMAGE running ARGS to its end, with the hook and the
-# annotation or (first word "-") without; its output and status in $out.
+# annotation (on) or without (off); its output and status in $out.
 once() {
     img=$1 with=$2; shift 2
     : > "$work/hook.log"
@@ -152,6 +152,20 @@ if start hooked affected "$hooks" $on; then
     out=$(pm exec "$tag-hooked" /bin/busybox sh -c 'echo x >> /etc/ld.so.preload; echo x >> /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so' 2>&1)
     [ "$(echo "$out" | grep -c 'Read-only file system')" = 2 ] \
         && pass "the library and the ld.so.preload are read-only in the container" || fail "written in the container: $out"
+    # Started again, in a new mount namespace: the hook runs again, on
+    # the empty files it left in the container's layer.
+    : > "$work/hook.log"
+    again=
+    if pm --hooks-dir "$hooks" restart -t 0 "$tag-hooked" >/dev/null; then
+        for _ in $(seq 1 1200); do
+            again=$(pm logs "$tag-hooked" 2>/dev/null | sed -n 's/^arenas=//p' | sed -n 2p)
+            [ -n "$again" ] && break
+            sleep 0.1
+        done
+    fi
+    [ "$again" = "$host" ] && grep -F "given the library" "$work/hook.log" >/dev/null \
+        && pass "restarted, the container is given the library again: $again arenas" \
+        || { fail "restarted, the container got $again arenas"; cat "$work/hook.log"; }
 else
     fail "the affected container with the annotation did not start: $(cat "$work/hook.log")"
 fi
@@ -210,7 +224,7 @@ if start hostile-preload hostile-preload "$traced" $on; then
     [ "$count" = 9 ] && [ "$got" = "/etc/shadow
 tenant
 0" ] && echo "$said" | grep -F "left alone: its /etc/ld.so.preload is a symbolic link" >/dev/null \
-        && ! grep -E '"/etc/shadow"|open_tree|move_mount' "$work/strace.log" >/dev/null \
+        && ! grep -E '"/etc/shadow"|open_tree|move_mount|mount\(' "$work/strace.log" >/dev/null \
         && pass "an ld.so.preload linked to the host's /etc/shadow: not followed, nothing mounted, the image's link as it was" \
         || { fail "an ld.so.preload linked to /etc/shadow: $count arenas, in the container: $got"; echo "$said"; grep -E 'shadow|mount' "$work/strace.log"; }
 else
