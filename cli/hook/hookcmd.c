@@ -180,19 +180,22 @@ static bool image_preload(int root, char **old, size_t *len, int *target, char *
         snprintf(why, size, "no /etc directory in the image: %s", strerror(errno));
         return false;
     }
-    struct stat st;
+    struct stat st = { 0 };
     int at = openat(etc, "ld.so.preload", O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (at >= 0 && fstat(at, &st) == 0 && S_ISREG(st.st_mode)) {
         int fd = afx_image_reopen(at);
         *old = fd >= 0 && st.st_size <= PRELOAD_MAX ? read_bounded(fd, PRELOAD_MAX, len) : NULL;
         if (fd >= 0)
             close(fd);
-        close(at);
+        close(etc);
         if (*old == NULL) {
             snprintf(why, size, "its /etc/ld.so.preload cannot be read, or is larger than %ld bytes", PRELOAD_MAX);
-            close(etc);
+            close(at);
             return false;
         }
+        /* The very file read is the one mounted over. */
+        *target = at;
+        return true;
     } else if (at >= 0) {
         snprintf(why, size, "its /etc/ld.so.preload is %s, not a regular file: the image's, not merged",
                  S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
@@ -237,6 +240,8 @@ static int preload_tree(int bundle, const char *text, size_t len, char *why, siz
     if (!ok)
         snprintf(why, size, "cannot write %s in its bundle: %s", PRELOAD_FILE, strerror(errno));
     close(fd);
+    if (tree < 0)
+        unlinkat(bundle, PRELOAD_FILE, 0);
     return tree;
 }
 
