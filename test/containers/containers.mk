@@ -5,4 +5,4 @@ check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait
 	    $(abspath $(B)/test/arenawait) $(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))); first=$$?; \
 	sh test/containers/hook.sh $(abspath $(B)/containers-hook) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))) \
-	    $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) && [ $$first -eq 0 ]
+	    $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) '$(ARENAFIX_AFFECTED_GLIBC)' && [ $$first -eq 0 ]

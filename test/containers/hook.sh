@@ -3,14 +3,17 @@
 # run by rootful podman (runc) from a hooks.d of the build, on images
 # made here with `podman import`.  See test/containers/README.md.
 #
-#   hook.sh BUILD_DIR ARENAFIX LIBARENAFIX ARENAWAIT AFFECTED_GLIBC_DIR EXITWITH_SOURCE HOOK_JSON
+#   hook.sh BUILD_DIR ARENAFIX LIBARENAFIX ARENAWAIT AFFECTED_GLIBC_DIR EXITWITH_SOURCE HOOK_JSON [AFFECTED_GLIBCS]
+#
+# AFFECTED_GLIBCS (ARENAFIX_AFFECTED_GLIBC, a colon-separated list): more
+# affected glibcs (upstream 2.34 ...), each an image of its own too.
 #
 # HOOK_JSON is the hooks.d entry the package installs; the suite runs it
 # with the build's command for the installed one.
 #
 # Its images and containers are named afxhook-PID-*, removed at the end.
 set -u
-work=$1 cli=$2 lib=$3 prog=$4 affected=$5 exitwith=$6 entry=$7
+work=$1 cli=$2 lib=$3 prog=$4 affected=$5 exitwith=$6 entry=$7 more=${8:-}
 passed=0 failed=0 skipped=0
 tag=afxhook-$$
 pass() { passed=$((passed + 1)); echo "PASS: $*"; }
@@ -28,10 +31,15 @@ file "$busybox" 2>/dev/null | grep -q 'statically linked' || { skip "busybox is 
 
 run_opts="--runtime runc --network none --ulimit nofile=1024:4096 --ulimit nproc=4096:8192"
 images="affected preloaded fixed static musl foreign hostile-preload hostile-libc hostile-dir"
+releases=
+for d in $(echo "$more" | tr ':' ' '); do
+    r=$(basename "$(dirname "$d")")
+    [ -e "$d/libc.so.6" ] && [ "$d" != "$affected" ] && case $r in glibc-2.3[4-8]) releases="$releases $r" ;; esac
+done
 pm() { podman "$@"; }
 cleanup() {
     pm ps -a --format '{{.Names}}' 2>/dev/null | grep "^$tag-" | while read -r c; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
-    for i in $images; do pm rmi -f "localhost/$tag-$i" >/dev/null 2>&1; done
+    for i in $images $releases; do pm rmi -f "localhost/$tag-$i" >/dev/null 2>&1; done
     return 0
 }
 trap cleanup EXIT INT TERM
@@ -169,6 +177,20 @@ if start hooked affected "$hooks" $on; then
 else
     fail "the affected container with the annotation did not start: $(cat "$work/hook.log")"
 fi
+
+# The other affected glibcs (upstream releases): the library loads in
+# each (it needs nothing newer than GLIBC_2.34) and gives the fixed count.
+for r in $releases; do
+    for d in $(echo "$more" | tr ':' ' '); do [ "$(basename "$(dirname "$d")")" = "$r" ] && from_dir=$d; done
+    if rootfs "$work/$r" "$from_dir" && image "$r" && start "$r-plain" "$r" "$hooks" && plain=$count \
+        && start "$r-hooked" "$r" "$hooks" $on; then
+        [ "$plain" = 9 ] && [ "$count" = "$host" ] && [ "$(mapped "$pid" arenafix/libarenafix.so)" -gt 0 ] \
+            && pass "$r: a pinned container gets 9 arenas without the annotation, $count with the hook" \
+            || { fail "$r: $plain arenas without the annotation, $count with the hook (the host $host)"; echo "$said"; }
+    else
+        fail "$r: its containers did not start: $(cat "$work/hook.log")"
+    fi
+done
 
 # 2. The image's own ld.so.preload kept, its library still loaded.
 if start preloaded preloaded "$hooks" $on; then
