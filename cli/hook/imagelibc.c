@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "proc/mappedfile.h"
+#include "readfile.h"
 
 #if defined(__x86_64__)
 #define TRIPLET "x86_64-linux-gnu"
@@ -126,20 +127,6 @@ static bool elf_kind(int fd, unsigned char ident[3], unsigned *machine)
     return type == ET_DYN;
 }
 
-/* Files a and b (of one size) hold the same bytes. */
-static bool same_bytes(int a, int b, off_t size)
-{
-    static char x[1 << 16], y[1 << 16];
-    for (off_t at = 0; at < size;) {
-        size_t want = size - at < (off_t)sizeof x ? (size_t)(size - at) : sizeof x;
-        if (pread(a, x, want, at) != (ssize_t)want || pread(b, y, want, at) != (ssize_t)want
-            || memcmp(x, y, want) != 0)
-            return false;
-        at += (off_t)want;
-    }
-    return true;
-}
-
 static void judge_libc(int fd, int lib, int host_libc, struct afx_image_facts *f)
 {
     unsigned char mine[3], theirs[3];
@@ -163,7 +150,7 @@ static void judge_libc(int fd, int lib, int host_libc, struct afx_image_facts *f
     if (!afx_glibc_version(fd, f->version, sizeof f->version))
         f->version[0] = '\0';
     f->host_copy = host_libc >= 0 && fstat(fd, &a) == 0 && fstat(host_libc, &b) == 0 && a.st_size == b.st_size
-                   && same_bytes(fd, host_libc, a.st_size);
+                   && afx_same_bytes(fd, host_libc, a.st_size);
 }
 
 void afx_image_facts_read(int root, int lib, int host_libc, struct afx_image_facts *f)
