@@ -71,6 +71,8 @@ static int dispatch(const char *word, int argc, char **argv, bool *found)
         return afx_cmd_status(argc, argv);
     if (strcmp(word, "path") == 0)
         return afx_cmd_path(argc, argv);
+    if (strcmp(word, "oci-hook") == 0)
+        return afx_cmd_oci_hook(argc, argv);
     *found = false;
     return AFX_EXIT_USAGE;
 }

@@ -22,7 +22,14 @@ CLI_CFLAGS := $(AFX_CFLAGS) -Icli -Icommon -MMD -MP -pthread \
               -DAFX_PKGLIBDIR='"$(PKGLIBDIR)"' -DAFX_PRELOAD_ENTRY='"$(CLI_LIB_ENTRY)"' \
               -DAFX_BUILD_LIBRARY='"$(CLI_BUILD_LIB)"'
 
-all: $(CLI_BIN)
+CLI_HOOK_JSON := $(B)/cli/arenafix-oci-hook.json
+
+all: $(CLI_BIN) $(CLI_HOOK_JSON)
+
+# The hooks.d entry for podman and CRI-O: the installed command, run
+# where a container has the annotation (docs/deploy.md).
+$(CLI_HOOK_JSON): cli/hook/oci-hook.json.in $(B)/cli/paths.stamp | $(B)/cli
+	sed 's|@BINDIR@|$(BINDIR)|' $< > $@
 
 $(B)/cli:
 	mkdir -p $@
@@ -30,8 +37,8 @@ $(B)/cli:
 # The install directories and the build's library are compiled in:
 # rebuild when they change.
 $(B)/cli/paths.stamp: FORCE | $(B)/cli
-	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB)' | cmp -s - $@ || \
-	    echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB)' > $@
+	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR)' | cmp -s - $@ || \
+	    echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -54,9 +61,10 @@ $(CLI_BIN): $(B)/cli/arenafix.o $(CLI_AR) $(COMMON_LIB)
 install: install-cli
 uninstall: uninstall-cli
 
-install-cli: $(CLI_BIN)
-	install -d $(DESTDIR)$(BINDIR)
+install-cli: $(CLI_BIN) $(CLI_HOOK_JSON)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(HOOKSDIR)
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/arenafix
+	install -m 644 $(CLI_HOOK_JSON) $(DESTDIR)$(HOOKSDIR)/arenafix.json
 
 uninstall-cli:
-	rm -f $(DESTDIR)$(BINDIR)/arenafix
+	rm -f $(DESTDIR)$(BINDIR)/arenafix $(DESTDIR)$(HOOKSDIR)/arenafix.json

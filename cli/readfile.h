@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* The file's contents, NUL-terminated, malloc'd; *len (if not NULL) its
@@ -34,6 +35,11 @@ char *afx_slurp_max(const char *path, size_t max, const struct afx_deadline *by,
  * none) has passed. */
 bool afx_read_pieces(const char *path, size_t max, const struct afx_deadline *by,
                      void (*feed)(void *ctx, const char *piece, size_t len), void *ctx);
+
+/* Open files a and b hold the same first size bytes (each at least that
+ * long), read in pieces of a fixed buffer: a copy of a file, byte for
+ * byte. */
+bool afx_same_bytes(int a, int b, off_t size);
 
 /* The first line of a file, without its newline, into out.  Empty
  * string if the file cannot be read. */

@@ -169,20 +169,6 @@ void afx_host_glibc_probe(struct afx_host_glibc *h, const struct afx_host *host,
     }
 }
 
-/* Files a and b hold the same bytes (b's size already a's). */
-static bool same_bytes(int a, int b, off_t size)
-{
-    static char x[1 << 16], y[1 << 16];
-    for (off_t at = 0; at < size;) {
-        size_t want = size - at < (off_t)sizeof x ? (size_t)(size - at) : sizeof x;
-        if (pread(a, x, want, at) != (ssize_t)want || pread(b, y, want, at) != (ssize_t)want
-            || memcmp(x, y, want) != 0)
-            return false;
-        at += (off_t)want;
-    }
-    return true;
-}
-
 /* r's libc is a copy of the host's probed libc.so.6, byte for byte. */
 static bool copy_of_host(const struct afx_report *r, const struct afx_host_glibc *h)
 {
@@ -203,7 +189,7 @@ static bool copy_of_host(const struct afx_report *r, const struct afx_host_glibc
                 close(fd);
                 return seen[i].same;
             }
-        same = same_bytes(h->fd, fd, host.st_size);
+        same = afx_same_bytes(h->fd, fd, host.st_size);
         struct compared *c = count < COMPARED_MAX ? &seen[count++] : &seen[oldest];
         if (c == &seen[oldest] && count == COMPARED_MAX)
             oldest = (oldest + 1) % COMPARED_MAX;

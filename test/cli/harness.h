@@ -79,6 +79,7 @@ Suite *inspect_suite(void);
 Suite *enable_suite(void);
 Suite *unitfile_suite(void);
 Suite *pure_suite(void);
+Suite *hook_suite(void);
 Suite *hostile_suite(void);
 Suite *scan_suite(void);
 Suite *status_suite(void);

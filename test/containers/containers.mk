@@ -1,12 +1,18 @@
 # make check-containers: real podman containers (runc) on images made
-# here, judged and fixed from the host by arenafix inspect
-# (test/containers/README.md).  Root; skipped with the reason where
-# podman or runc cannot run.
+# here, judged and fixed from the host by arenafix inspect, a scanner in
+# a container, and the OCI hook (test/containers/README.md).  Root;
+# skipped with the reason where podman or runc cannot run.  Each part
+# runs whether the one before passed or not.
 
 .PHONY: check-containers
-check-containers: $(CLI_BIN) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
-	@mkdir -p $(B)/containers
-	@sh test/containers/check.sh $(abspath $(B)/containers) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
-	    $(abspath $(B)/test/arenawait) $(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC))))
-	@sh test/containers/scan.sh $(abspath $(B)/containers/scan) $(abspath $(CLI_BIN)) $(abspath $(B)/test/arenawait) \
-	    $(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))) $(abspath $(B)/test/muslwait)
+check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
+	@mkdir -p $(B)/containers $(B)/containers-hook
+	@glibc=$(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))); failed=0; \
+	sh test/containers/check.sh $(abspath $(B)/containers) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
+	    $(abspath $(B)/test/arenawait) $$glibc || failed=1; \
+	sh test/containers/scan.sh $(abspath $(B)/containers/scan) $(abspath $(CLI_BIN)) $(abspath $(B)/test/arenawait) \
+	    $$glibc $(abspath $(B)/test/muslwait) || failed=1; \
+	sh test/containers/hook.sh $(abspath $(B)/containers-hook) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
+	    $(abspath $(B)/test/arenawait) $$glibc \
+	    $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	[ $$failed -eq 0 ]

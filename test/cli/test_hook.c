@@ -1,0 +1,159 @@
+/* The OCI hook's pure parts, called directly: what it reads of the
+ * runtime's JSON, whether an image gets the library, the ld.so.preload
+ * it mounts.  test/containers/hook.sh runs the hook itself, in podman. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "hook/hookpolicy.h"
+#include "hook/ocijson.h"
+
+static bool get_string(const char *json, const char *const *keys, size_t n, char *out, size_t size)
+{
+    const char *v;
+    size_t vlen;
+    return afx_json_member(json, strlen(json), keys, n, &v, &vlen) && afx_json_string(v, vlen, out, size);
+}
+
+START_TEST(oci_state)
+{
+    const char *state = "{\"ociVersion\":\"1.0.2-dev\",\"id\":\"d80c\",\"status\":\"creating\",\"pid\":28846,"
+                        "\"bundle\":\"/var/lib/b\\/userdata\",\"annotations\":{\"x\":\"{\\\"pid\\\":1}\","
+                        "\"io.arenafix.enable\":\"true\"}}";
+    const char *v;
+    size_t vlen;
+    char out[64];
+    long pid;
+    ck_assert(afx_json_member(state, strlen(state), (const char *const[]){ "pid" }, 1, &v, &vlen));
+    ck_assert(afx_json_positive(v, vlen, &pid));
+    ck_assert_int_eq(pid, 28846);
+    ck_assert(get_string(state, (const char *const[]){ "bundle" }, 1, out, sizeof out));
+    ck_assert_str_eq(out, "/var/lib/b/userdata");
+    ck_assert(get_string(state, (const char *const[]){ "annotations", "io.arenafix.enable" }, 2, out, sizeof out));
+    ck_assert_str_eq(out, "true");
+    /* A member inside another's string value is no member. */
+    ck_assert(!afx_json_member(state, strlen(state), (const char *const[]){ "annotations", "pid" }, 2, &v, &vlen));
+    /* The first of two members of one name. */
+    ck_assert(get_string("{\"id\":\"a\",\"id\":\"b\"}", (const char *const[]){ "id" }, 1, out, sizeof out));
+    ck_assert_str_eq(out, "a");
+    /* Not one whole JSON value: nothing is taken from it. */
+    static const char *const broken[] = {
+        "{\"pid\":1", "{\"pid\":1}}", "{\"pid\":1}{\"pid\":2}", "{\"pid\" 1}", "{\"pid\":1,}", "{\"p\nid\":1}", "",
+    };
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++)
+        ck_assert_msg(!afx_json_member(broken[i], strlen(broken[i]), (const char *const[]){ "pid" }, 1, &v, &vlen),
+                      "case %zu", i);
+    /* Nesting deeper than the bound is refused, not recursed into. */
+    char deep[400] = "{\"a\":";
+    for (int i = 0; i < 100; i++)
+        strcat(deep, "[");
+    ck_assert(!afx_json_member(deep, strlen(deep), (const char *const[]){ "a" }, 1, &v, &vlen));
+    /* Strings: escapes decoded; a NUL, non-ASCII or too long refused. */
+    ck_assert(afx_json_string("\"a\\u0041\\n\"", 11, out, sizeof out));
+    ck_assert_str_eq(out, "aA\n");
+    ck_assert(!afx_json_string("\"a\\u0000\"", 10, out, sizeof out));
+    ck_assert(!afx_json_string("\"\\u00e9\"", 8, out, sizeof out));
+    ck_assert(!afx_json_string("\"abcdef\"", 8, out, 4));
+    ck_assert(!afx_json_string("1", 1, out, sizeof out));
+    /* pid: a whole positive number only. */
+    ck_assert(!afx_json_positive("0", 1, &pid));
+    ck_assert(!afx_json_positive("-5", 2, &pid));
+    ck_assert(!afx_json_positive("1.5", 3, &pid));
+    ck_assert(!afx_json_positive("99999999999999999999", 20, &pid));
+    ck_assert(!afx_json_positive("\"7\"", 3, &pid));
+}
+END_TEST
+
+static struct afx_image_facts glibc(const char *version)
+{
+    struct afx_image_facts f = { .libc = true, .elf = true, .same_machine = true, .host = AFX_GLIBC_UNKNOWN };
+    strcpy(f.libc_dir, "/usr/lib/x86_64-linux-gnu");
+    strcpy(f.machine, "x86-64");
+    strcpy(f.version, version);
+    return f;
+}
+
+START_TEST(image_decision)
+{
+    char why[512];
+    struct afx_image_facts f;
+    static const struct {
+        const char *version;
+        bool given;
+    } versions[] = {
+        { "2.33", false }, { "2.17", false }, { "2.34", true }, { "2.35", true }, { "2.36", true },
+        { "2.38", true }, { "2.39", false }, { "2.40", false }, { "3.1", false }, { "", false }, { "x", false },
+    };
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        f = glibc(versions[i].version);
+        ck_assert_msg(afx_hook_decide(&f, why, sizeof why) == versions[i].given, "glibc %s: %s", versions[i].version, why);
+    }
+    f = glibc("2.33");
+    afx_hook_decide(&f, why, sizeof why);
+    ck_assert_msg(strstr(why, "older than 2.34") != NULL, "%s", why);
+    /* The host's own glibc goes by the host's probe. */
+    f = glibc("2.36");
+    f.host_copy = true;
+    f.host = AFX_GLIBC_FIXED;
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+    f.host = AFX_GLIBC_UNKNOWN;
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+    f.host = AFX_GLIBC_AFFECTED;
+    ck_assert(afx_hook_decide(&f, why, sizeof why));
+    /* Another architecture, no ELF, none, musl, unreadable. */
+    f = glibc("2.36");
+    f.same_machine = false;
+    strcpy(f.machine, "AArch64");
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+    ck_assert_msg(strstr(why, "another architecture (AArch64)") != NULL, "%s", why);
+    f = glibc("2.36");
+    f.elf = false;
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+    f = (struct afx_image_facts){ .musl = true };
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+    ck_assert_msg(strstr(why, "musl") != NULL, "%s", why);
+    f = (struct afx_image_facts){ 0 };
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+    f = glibc("2.36");
+    strcpy(f.unreadable, "not a regular file");
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+}
+END_TEST
+
+START_TEST(preload_merge)
+{
+    const char *entry = "/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so";
+    size_t len;
+    bool listed;
+    char *got = afx_hook_preload_merge(NULL, 0, entry, &len, &listed);
+    ck_assert(!listed);
+    ck_assert_str_eq(got, "/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so\n");
+    ck_assert_uint_eq(len, strlen(got));
+    free(got);
+    /* The image's file kept as it is, after the library. */
+    const char old[] = "/lib/a.so:/lib/b.so\n# no comments in ld.so.preload";
+    got = afx_hook_preload_merge(old, sizeof old - 1, entry, &len, &listed);
+    ck_assert(!listed);
+    ck_assert_str_eq(got, "/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so\n/lib/a.so:/lib/b.so\n# no comments in ld.so.preload");
+    free(got);
+    /* Listed already, in any of ld.so's separators; a longer name is not it. */
+    const char has[] = "/lib/a.so\t/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so:x";
+    ck_assert_ptr_null(afx_hook_preload_merge(has, sizeof has - 1, entry, &len, &listed));
+    ck_assert(listed);
+    const char longer[] = "/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so.1";
+    got = afx_hook_preload_merge(longer, sizeof longer - 1, entry, &len, &listed);
+    ck_assert(!listed && got != NULL);
+    free(got);
+}
+END_TEST
+
+Suite *hook_suite(void)
+{
+    Suite *s = suite_create("hook");
+    TCase *tc = tcase_create("hook");
+    tcase_add_test(tc, oci_state);
+    tcase_add_test(tc, image_decision);
+    tcase_add_test(tc, preload_merge);
+    suite_add_tcase(s, tc);
+    return s;
+}
