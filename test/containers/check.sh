@@ -9,24 +9,13 @@
 # storage (where inspect reads a container's name), and removed at the end.
 set -u
 work=$1 cli=$2 lib=$3 prog=$4 affected=$5
-passed=0 failed=0 skipped=0
 tag=afxcheck-$$
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
-summary() { echo "check-containers: $passed passed, $failed failed, $skipped skipped"; [ "$failed" -eq 0 ]; exit $?; }
+part=
+. "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then skip "needs root (rootful podman)"; summary; fi
-for p in podman runc python3 strace; do
-    command -v $p >/dev/null 2>&1 || { skip "$p is not installed (test/packages.txt)"; summary; }
-done
+needs podman runc python3 strace
 [ -e "$affected/libc.so.6" ] || { skip "no affected glibc at $affected"; summary; }
 
-# runc rather than crun (crun refuses a hybrid cgroup layout); limits no
-# higher than ours (podman's defaults exceed what a root without
-# CAP_SYS_RESOURCE may set); no network.
-run_opts="--runtime runc --network none --ulimit nofile=1024:4096 --ulimit nproc=4096:8192"
-pm() { podman "$@"; }
 
 cleanup() {
     pm ps -a --format '{{.Names}}' 2>/dev/null | grep "^$tag-" | while read -r c; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
@@ -52,9 +41,6 @@ rootfs() {
     ldconfig -r "$dir"
 }
 
-image() {
-    tar -C "$work/$1" -c . | pm import - "localhost/$tag-$1" >/dev/null
-}
 
 # Start arenawait 30 pinned in a new container NAME of IMAGE (more
 # options before the image); its count, once printed, in $count.

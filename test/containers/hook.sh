@@ -14,29 +14,21 @@
 # Its images and containers are named afxhook-PID-*, removed at the end.
 set -u
 work=$1 cli=$2 lib=$3 prog=$4 affected=$5 exitwith=$6 entry=$7 more=${8:-}
-passed=0 failed=0 skipped=0
 tag=afxhook-$$
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
-summary() { echo "check-containers (hook): $passed passed, $failed failed, $skipped skipped"; [ "$failed" -eq 0 ]; exit $?; }
+part=hook
+. "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then skip "needs root (rootful podman)"; summary; fi
-for p in podman runc strace busybox; do
-    command -v $p >/dev/null 2>&1 || { skip "$p is not installed (test/packages.txt)"; summary; }
-done
+needs podman runc strace busybox
 [ -e "$affected/libc.so.6" ] || { skip "no affected glibc at $affected"; summary; }
 busybox=$(command -v busybox)
 file "$busybox" 2>/dev/null | grep -q 'statically linked' || { skip "busybox is not static (busybox-static)"; summary; }
 
-run_opts="--runtime runc --network none --ulimit nofile=1024:4096 --ulimit nproc=4096:8192"
 images="affected preloaded fixed static musl foreign hostile-preload hostile-libc hostile-dir"
 releases=
 for d in $(echo "$more" | tr ':' ' '); do
     r=$(basename "$(dirname "$d")")
     [ -e "$d/libc.so.6" ] && [ "$d" != "$affected" ] && case $r in glibc-2.3[4-8]) releases="$releases $r" ;; esac
 done
-pm() { podman "$@"; }
 cleanup() {
     pm ps -a --format '{{.Names}}' 2>/dev/null | grep "^$tag-" | while read -r c; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
     for i in $images $releases; do pm rmi -f "localhost/$tag-$i" >/dev/null 2>&1; done
@@ -73,9 +65,6 @@ rootfs() {
     cp "$prog" "$dir/bin/arenawait"
     echo /usr/lib/x86_64-linux-gnu > "$dir/etc/ld.so.conf"
     ldconfig -r "$dir"
-}
-image() {
-    tar -C "$work/$1" -c . | pm import - "localhost/$tag-$1" >/dev/null 2>"$work/import.log" || { cat "$work/import.log"; return 1; }
 }
 
 # A new container NAME of IMAGE running arenawait 30 pinned (options

@@ -10,24 +10,16 @@
 # Its images and containers are named afxscan-PID-*, removed at the end.
 set -u
 work=$1 cli=$2 prog=$3 affected=$4 musl_prog=${5:-}
-passed=0 failed=0 skipped=0
 tag=afxscan-$$
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
-summary() { echo "check-containers (scan): $passed passed, $failed failed, $skipped skipped"; [ "$failed" -eq 0 ]; exit $?; }
+part=scan
+. "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then skip "needs root (rootful podman)"; summary; fi
-for p in podman runc python3; do
-    command -v $p >/dev/null 2>&1 || { skip "$p is not installed (test/packages.txt)"; summary; }
-done
+needs podman runc python3
 [ -e "$affected/libc.so.6" ] || { skip "no affected glibc at $affected"; summary; }
 # Debian's 2.36-8 as shipped (libc6-amd64-cross): an image whose own
 # glibc is affected, though the host's is fixed.
 shipped=/usr/x86_64-linux-gnu/lib
 
-run_opts="--runtime runc --network none --ulimit nofile=1024:4096 --ulimit nproc=4096:8192"
-pm() { podman "$@"; }
 
 cleanup() {
     pm ps -a --format '{{.Names}}' 2>/dev/null | grep "^$tag-" | while read -r c; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
@@ -53,9 +45,6 @@ rootfs() {
     ldconfig -r "$dir"
 }
 
-image() {
-    tar -C "$work/$1" -c . | pm import - "localhost/$tag-$1" >/dev/null
-}
 
 t0=$(date +%s)
 mkdir -p "$work"
