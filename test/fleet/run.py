@@ -36,6 +36,12 @@ NETNS = "afx-fleet-%d" % os.getpid()
 BOOT_TIMEOUT_S = 180
 DROPIN = "/etc/systemd/system/%s.d/arenafix.conf"
 STUBBORN = "afx-stubborn.service"
+# On the hit host, besides its hit service: one at risk (pinned threads,
+# not yet hit), written and started before the rollout.
+ATRISK = "afx-atrisk.service"
+ATRISK_READY = "/run/afx-atrisk.ready"
+ATRISK_THREADS = 4
+TIMER = "arenafix-textfile.timer"
 
 
 class Host:
@@ -76,6 +82,8 @@ class Fleet:
         self.out = os.path.abspath(args.outdir)
         self.key = os.path.join(self.out, "ssh", "id_ed25519")
         self.inventory = os.path.join(self.out, "inventory.ini")
+        self.reports = os.path.join(self.out, "report")
+        self.ansible = os.path.abspath(args.ansible)
         self.env = dict(os.environ)
 
     # ---- the hosts ----------------------------------------------------
@@ -216,6 +224,42 @@ class Fleet:
             f["pid"] = None
         return f
 
+    def service(self, h, unit, ready):
+        """One more service of a host: its main PID, its own arena count
+        (pinnedd's ready file) and whether it has arenafix's drop-in."""
+        r = self.ssh(h, "systemctl show -p MainPID --value %s; cat %s; ls %s 2>/dev/null | wc -l"
+                     % (unit, ready, DROPIN % unit), check=False)
+        lines = r.stdout.splitlines()
+        try:
+            ready = dict(w.split("=", 1) for w in lines[1].split() if "=" in w)
+            return {"pid": int(lines[0]), "arenas": int(ready["arenas"]), "dropin": lines[2].strip() != "0"}
+        except (IndexError, KeyError, ValueError):
+            return {"pid": None, "raw": r.stdout}
+
+    def add_service(self, h, unit_file, ready):
+        """A unit written onto a running host and started."""
+        with open(unit_file) as f:
+            r = run(in_netns(["ssh", "-q", "-i", self.key, "-p", str(h.port), "-o", "BatchMode=yes",
+                              "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                              "root@127.0.0.1", "cat >/etc/systemd/system/%s && systemctl daemon-reload && "
+                              "systemctl start %s && cat %s" % (os.path.basename(unit_file),
+                                                                os.path.basename(unit_file), ready)]),
+                    check=False, stdin=f, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError("%s: could not start %s: %s" % (h.name, unit_file, r.stdout.strip()))
+
+    def timer(self, h):
+        r = self.ssh(h, "systemctl is-enabled %s; systemctl is-active %s" % (TIMER, TIMER), check=False)
+        return " ".join(r.stdout.split())
+
+    def report(self, h, run):
+        """The role's JSON report of host H for RUN (rollout, check, rollback), or None."""
+        try:
+            with open(os.path.join(self.reports, "%s.%s.json" % (h.name, run))) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
     def inspect(self, h, pid):
         r = self.ssh(h, "arenafix inspect --json %d" % pid, check=False)
         try:
@@ -223,7 +267,10 @@ class Fleet:
         except ValueError:
             return {"verdict": "(no JSON: %s)" % r.stdout.strip()[:200]}
 
-    def playbook(self, step, playbook, *extra):
+    def playbook(self, step, playbook, *extra, inventory=None, group_vars_all=None):
+        """One ansible-playbook run.  INVENTORY: more inventory, as INI
+        text, given as a second -i; GROUP_VARS_ALL: YAML for
+        group_vars/all.yml beside the inventory, for this run only."""
         env = dict(self.env)
         env.update({
             "ANSIBLE_HOME": os.path.join(self.out, "ansible-home"),
@@ -236,10 +283,28 @@ class Fleet:
             "ANSIBLE_RETRY_FILES_ENABLED": "False",
             "ANSIBLE_FORKS": "5",
         })
-        cmd = in_netns(["ansible-playbook", "-i", self.inventory, os.path.join(TOP, "ansible", playbook),
-                        "-e", "arenafix_deb_dir=" + os.path.abspath(self.a.debs)] + list(extra))
+        more = []
+        if inventory is not None:
+            path = os.path.join(self.out, "inventory-%s.ini" % step)
+            with open(path, "w") as f:
+                f.write(inventory)
+            more = ["-i", path]
+        gv = os.path.join(self.out, "group_vars")
+        shutil.rmtree(gv, ignore_errors=True)
+        if group_vars_all is not None:
+            os.makedirs(gv)
+            with open(os.path.join(gv, "all.yml"), "w") as f:
+                f.write(group_vars_all)
+        # Each run's reports alone.
+        shutil.rmtree(self.reports, ignore_errors=True)
+        cmd = in_netns(["ansible-playbook", "-i", self.inventory] + more + [os.path.join(self.ansible, playbook),
+                        "-e", "arenafix_deb_dir=" + os.path.abspath(self.a.debs),
+                        "-e", "arenafix_report_dir=" + self.reports] + list(extra))
         t0 = time.monotonic()
-        r = run(cmd, check=False, env=env)
+        try:
+            r = run(cmd, check=False, env=env)
+        finally:
+            shutil.rmtree(gv, ignore_errors=True)
         seconds = time.monotonic() - t0
         log = os.path.join(self.out, "ansible-%s.log" % step)
         with open(log, "w") as f:
@@ -258,6 +323,10 @@ class Play:
             self.recap[m.group(1)] = {"ok": int(m.group(2)), "changed": int(m.group(3)),
                                       "unreachable": int(m.group(4)), "failed": int(m.group(5))}
 
+    def batches(self, name):
+        """How many batches the play NAME ran in (a PLAY line per batch)."""
+        return self.text.count("PLAY [%s]" % name)
+
     def changed(self, h):
         return self.recap.get(h.name, {}).get("changed")
 
@@ -274,7 +343,7 @@ class Play:
         out, keep = [], False
         for line in self.text.splitlines():
             if line.startswith(("TASK [", "PLAY [", "PLAY RECAP")):
-                keep = line.startswith("TASK [") and "Report" in line
+                keep = line.startswith("TASK [") and "Report | what was found and done" in line
                 continue
             if keep and line.strip():
                 out.append(line)
@@ -303,6 +372,8 @@ def main():
     p.add_argument("--progs", required=True, help="a folder holding pinnedd")
     p.add_argument("--debs", required=True, help="the folder of the project's .debs")
     p.add_argument("--outdir", required=True)
+    p.add_argument("--ansible", default=os.path.join(TOP, "ansible"),
+                   help="the playbooks and role to run (default: this tree's ansible/)")
     args = p.parse_args()
     started = time.monotonic()
     r = guest.Results(SUITE)
@@ -329,6 +400,8 @@ def check(fleet, r, notes):
     if failed:
         notes.append("%s: units of the base system that failed at boot (not this suite's): %s"
                      % (SUITE, "; ".join(failed)))
+    hit, calm, fixed = HOSTS
+    fleet.add_service(hit, os.path.join(HERE, ATRISK), ATRISK_READY)
 
     before = {h.name: fleet.facts(h) for h in HOSTS}
     for h in HOSTS:
@@ -339,8 +412,10 @@ def check(fleet, r, notes):
         print("%s: host %s at 127.0.0.1:%d (network namespace %s): %s glibc, %s PID %d: %d arenas for %d threads "
               "(a fixed glibc: %d)" % (SUITE, h.name, h.port, NETNS, "affected" if h.affected else "fixed", h.unit,
                                       f["pid"], f["arenas"], h.threads, want))
+    risk0 = fleet.service(hit, ATRISK, ATRISK_READY)
+    print("%s: host %s: %s PID %s: %s arenas for %d pinned threads" % (SUITE, hit.name, ATRISK, risk0["pid"],
+                                                                    risk0.get("arenas"), ATRISK_THREADS))
     sys.stdout.flush()
-    hit, calm, fixed = HOSTS
     online = before[hit.name]["online"]
     r.check("before: %s on %s is hit (pinnedd's own count)" % (hit.unit, hit.name),
             before[hit.name]["arenas"] < fixed_arenas(hit.threads, online),
@@ -349,8 +424,10 @@ def check(fleet, r, notes):
         r.check("before: %s on %s is not hit" % (h.unit, h.name),
                 before[h.name]["arenas"] == fixed_arenas(h.threads, online),
                 "%d arenas" % before[h.name]["arenas"])
+    r.check("before: %s on %s is not hit yet (its threads pinned, its count a fixed glibc's)" % (ATRISK, hit.name),
+            risk0.get("arenas") == fixed_arenas(ATRISK_THREADS, online), "%s" % risk0)
 
-    lint(r, fleet.out)
+    lint(r, fleet.out, fleet.ansible)
 
     # --check first: says what would change, changes nothing.
     play = fleet.playbook("check-before", "site.yml", "--check")
@@ -363,16 +440,25 @@ def check(fleet, r, notes):
     r.check("--check: says it would enable %s on %s" % (hit.unit, hit.name),
             re.search(r"changed: \[%s\] => \(item=%s\)" % (hit.name, re.escape(hit.unit)), play.text) is not None,
             "see %s" % play.log)
+    r.check("--check: would not enable %s (at risk: only what is hit, by default)" % ATRISK,
+            "(item=%s)" % ATRISK not in play.text, "see %s" % play.log)
+    rep = fleet.report(hit, "check")
+    r.check("--check: %s's JSON report on the controller is the check's (%s.check.json)" % (hit.name, hit.name),
+            rep is not None and rep.get("run") == "check" and hit.unit in rep.get("enabled", []),
+            "%s" % (rep and {k: rep.get(k) for k in ("run", "enabled")}))
     same_as(fleet, r, "--check", before, HOSTS)
 
-    # The rollout.
-    play = fleet.playbook("first", "site.yml")
+    # The rollout, in one batch: arenafix_serial from the inventory's
+    # [all:vars].
+    play = fleet.playbook("first", "site.yml", inventory="[all:vars]\narenafix_serial=3\n")
     notes.append("%s: first rollout: %.0f s" % (SUITE, play.seconds))
     print("\n%s: the role's report of each host, first run:" % SUITE)
     print("\n".join(play.reports()))
     print("\n".join(play.recap_lines()))
     r.check("rollout: ends with success on every host", play.rc == 0 and all(play.clean(h) for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
+    r.check("rollout: arenafix_serial=3 in the inventory's [all:vars]: the three hosts in one batch",
+            play.batches("Roll out arenafix") == 1, "%d batches" % play.batches("Roll out arenafix"))
     after = {h.name: fleet.facts(h) for h in HOSTS}
     a = after[hit.name]
     r.check("rollout: %s on %s was restarted" % (hit.unit, hit.name),
@@ -387,6 +473,10 @@ def check(fleet, r, notes):
             "%s: %s" % (v.get("verdict"), v.get("reason")))
     r.check("rollout: %s has arenafix's drop-in and the package" % hit.name,
             a.get("dropin") and a.get("package") != "", "drop-in %s, package %r" % (a.get("dropin"), a.get("package")))
+    risk1 = fleet.service(hit, ATRISK, ATRISK_READY)
+    r.check("rollout: %s on %s (at risk, not hit) was left running as it was, no drop-in" % (ATRISK, hit.name),
+            risk1["pid"] == risk0["pid"] and risk1.get("dropin") is False,
+            "PID %s (before %s), drop-in %s" % (risk1["pid"], risk0["pid"], risk1.get("dropin")))
     c = after[calm.name]
     r.check("rollout: %s got the package, and %s was left running as it was" % (calm.name, calm.unit),
             c.get("package") != "" and c["pid"] == before[calm.name]["pid"] and not c.get("dropin"),
@@ -396,12 +486,34 @@ def check(fleet, r, notes):
             play.changed(fixed) == 0 and same(before[fixed.name], after[fixed.name]),
             "changed %s; before %s; after %s" % (play.changed(fixed), brief(before[fixed.name]),
                                                  brief(after[fixed.name])))
+    timers = {h.name: fleet.timer(h) for h in HOSTS}
+    r.check("rollout: %s enabled and active where the role installed (%s, %s), not on %s"
+            % (TIMER, hit.name, calm.name, fixed.name),
+            timers[hit.name] == timers[calm.name] == "enabled active" and timers[fixed.name] != "enabled active",
+            "%s" % timers)
     r.check("rollout: no scratch directory left on any host",
             not any(after[h.name].get("scratch") for h in HOSTS),
             ", ".join("%s %s" % (h.name, after[h.name].get("scratch")) for h in HOSTS))
+    reps = {h.name: fleet.report(h, "rollout") for h in HOSTS}
+    rh, rc_, rf = reps[hit.name] or {}, reps[calm.name] or {}, reps[fixed.name] or {}
+    r.check("rollout: a JSON report per host on the controller says what was probed, installed, scanned, "
+            "restarted and verified",
+            rh.get("probe", {}).get("verdict") == "affected" and len(rh.get("installed", [])) == 2
+            and rh.get("scan", {}).get("hit") == 1 and rh.get("restarted") == [hit.unit]
+            and [(x.get("unit"), x.get("pid"), x.get("verdict")) for x in rh.get("verified", [])]
+            == [(hit.unit, a["pid"], "fine")]
+            and [(x.get("unit"), x.get("verdict")) for x in rh.get("not_fixed", [])] == [(ATRISK, "at risk")]
+            and rh.get("metrics_timer") == "enabled and started" and rh.get("failed") is False
+            and rc_.get("restarted") == [] and len(rc_.get("installed", [])) == 2
+            and rf.get("skipped") is True and rf.get("installed") == [] and rf.get("probe", {}).get("verdict")
+            == "not affected",
+            "reports %s; see %s" % ({k: v and {f: v.get(f) for f in ("probe", "installed", "restarted", "verified",
+                                                                         "not_fixed", "skipped", "metrics_timer")}
+                                     for k, v in reps.items()}, fleet.reports))
 
-    # Again: nothing to do.
-    play = fleet.playbook("second", "site.yml")
+    # Again: nothing to do.  arenafix_serial from group_vars/all.yml
+    # beside the inventory.
+    play = fleet.playbook("second", "site.yml", group_vars_all="arenafix_serial: 3\n")
     notes.append("%s: second rollout: %.0f s" % (SUITE, play.seconds))
     print("\n%s: the role's report of each host, second run:" % SUITE)
     print("\n".join(play.reports()))
@@ -409,20 +521,26 @@ def check(fleet, r, notes):
     r.check("second rollout: changed=0 on every host, nothing failed",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
+    r.check("second rollout: arenafix_serial: 3 in group_vars/all.yml: one batch",
+            play.batches("Roll out arenafix") == 1, "%d batches" % play.batches("Roll out arenafix"))
     again = {h.name: fleet.facts(h) for h in HOSTS}
     same_as(fleet, r, "second rollout", after, HOSTS, again)
 
     play = fleet.playbook("check-after", "site.yml", "--check")
+    notes.append("%s: --check after the rollout: %.0f s" % (SUITE, play.seconds))
     r.check("--check after the rollout: nothing would change",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
 
-    # Rollback.
-    play = fleet.playbook("rollback", "rollback.yml")
+    # Rollback, of the service named as the rollout takes it: a short
+    # name, as -e gives it (a string).
+    short = hit.unit[:-len(".service")]
+    play = fleet.playbook("rollback", "rollback.yml", "-e", "arenafix_services=" + short)
     notes.append("%s: rollback: %.0f s" % (SUITE, play.seconds))
-    print("\n%s: rollback:" % SUITE)
+    print("\n%s: rollback -e arenafix_services=%s:" % (SUITE, short))
+    print("\n".join(play.reports()))
     print("\n".join(play.recap_lines()))
-    r.check("rollback: ends with success on every host; changes only %s" % hit.name,
+    r.check("rollback -e arenafix_services=%s: ends with success on every host; changes only %s" % (short, hit.name),
             play.rc == 0 and all(play.clean(h) for h in HOSTS) and (play.changed(hit) or 0) > 0
             and play.changed(calm) == 0 and play.changed(fixed) == 0,
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
@@ -436,23 +554,112 @@ def check(fleet, r, notes):
     v = fleet.inspect(hit, b["pid"]) if b["pid"] else {}
     r.check("rollback: arenafix inspect on %s says %s is hit" % (hit.name, hit.unit),
             v.get("verdict") == "hit", "%s: %s" % (v.get("verdict"), v.get("reason")))
+    rep = fleet.report(hit, "rollback")
+    r.check("rollback: %s's JSON report says %s was disabled and restarted" % (hit.name, hit.unit),
+            rep is not None and rep.get("disabled") == [hit.unit] and rep.get("restarted") == [hit.unit],
+            "%s" % rep)
     play = fleet.playbook("rollback-again", "rollback.yml")
     r.check("rollback again: changed=0 on every host",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
 
+    # One phase: --tags scan probes and scans, installs and changes
+    # nothing, and reports what it found.
+    play = fleet.playbook("tags-scan", "site.yml", "--limit", hit.name, "--tags", "scan")
+    now = fleet.facts(hit)
+    rep = fleet.report(hit, "rollout") or {}
+    r.check("--tags scan: %s scanned (%s found hit), nothing enabled or restarted" % (hit.name, hit.unit),
+            play.rc == 0 and play.clean(hit) and play.changed(hit) == 0 and now["pid"] == b["pid"]
+            and not now.get("dropin") and rep.get("tags") == ["scan"]
+            and [(x.get("unit"), x.get("verdict")) for x in rep.get("found", [])] == [(hit.unit, "hit")]
+            and rep.get("enabled") == [] and rep.get("restarted") == [],
+            "status %d, recap %s, PID %s (was %s), drop-in %s, report %s; see %s"
+            % (play.rc, play.recap, now["pid"], b["pid"], now.get("dropin"),
+               {k: rep.get(k) for k in ("tags", "found", "enabled", "restarted")}, play.log))
+
+    # Write the drop-ins, restart later (list mode), at risk asked for
+    # ("hit,at_risk": a string, as -e gives it, where a space would end
+    # the value) and excluded by a short name; the hosts from the
+    # inventory's arenafix_hosts.
+    play = fleet.playbook("list", "site.yml", "-e", "arenafix_restart_mode=list",
+                          "-e", "arenafix_fix_verdicts=hit,at_risk", "-e", "arenafix_exclude=" + ATRISK[:-8],
+                          inventory="[all:vars]\narenafix_hosts=%s\n" % hit.name)
+    now = fleet.facts(hit)
+    risk2 = fleet.service(hit, ATRISK, ATRISK_READY)
+    rep = fleet.report(hit, "rollout") or {}
+    r.check("arenafix_hosts=%s in the inventory's [all:vars]: only %s touched" % (hit.name, hit.name),
+            sorted(play.recap) == [hit.name], "recap %s" % play.recap)
+    r.check("arenafix_restart_mode=list: %s got the drop-in and was not restarted; the report says its restart "
+            "is pending" % hit.unit,
+            play.rc == 0 and play.clean(hit) and now.get("dropin") and now["pid"] == b["pid"]
+            and rep.get("restart_pending") == [hit.unit] and rep.get("restarted") == [],
+            "status %d, drop-in %s, PID %s (was %s), report %s; see %s"
+            % (play.rc, now.get("dropin"), now["pid"], b["pid"],
+               {k: rep.get(k) for k in ("restart_pending", "restarted")}, play.log))
+    r.check("arenafix_exclude=%s: at risk and asked for, yet never enabled or restarted" % ATRISK[:-8],
+            risk2["pid"] == risk0["pid"] and risk2.get("dropin") is False and rep.get("excluded") == [ATRISK],
+            "PID %s (was %s), drop-in %s, report excluded %s" % (risk2["pid"], risk0["pid"], risk2.get("dropin"),
+                                                                rep.get("excluded")))
+
+    # At risk on request, restarted: the pending one as well.
+    play = fleet.playbook("at-risk", "site.yml", "--limit", hit.name,
+                          "-e", json.dumps({"arenafix_fix_verdicts": ["hit", "at risk"]}))
+    now = fleet.facts(hit)
+    risk3 = fleet.service(hit, ATRISK, ATRISK_READY)
+    vr = fleet.inspect(hit, risk3["pid"]) if risk3["pid"] else {}
+    vh = fleet.inspect(hit, now["pid"]) if now["pid"] else {}
+    r.check("arenafix_fix_verdicts [hit, at risk]: %s and %s restarted, both fine with the library"
+            % (ATRISK, hit.unit),
+            play.rc == 0 and play.clean(hit) and risk3["pid"] != risk0["pid"] and now["pid"] != b["pid"]
+            and vr.get("verdict") == vh.get("verdict") == "fine" and vr.get("libarenafix") is vh.get("libarenafix") is True,
+            "status %d; %s PID %s: %s; %s PID %s: %s; see %s"
+            % (play.rc, ATRISK, risk3["pid"], vr.get("verdict"), hit.unit, now["pid"], vh.get("verdict"), play.log))
+
     # A service the library cannot fix (ARENAFIX_MODE=off in its unit),
-    # named by the operator: its host fails, and with it the batch, which
-    # stops the rollout before the next host.
+    # named by the operator (a short name, a string, as -e gives it): its
+    # host fails, and with it the batch, which stops the rollout before
+    # the next host.
     play = fleet.playbook("stubborn", "site.yml", "--limit", "%s,%s" % (hit.name, calm.name),
-                          "-e", json.dumps({"arenafix_services": [STUBBORN], "arenafix_verify_retries": 2}))
+                          "-e", "arenafix_services=" + STUBBORN[:-8], "-e", "arenafix_verify_retries=2")
     m = re.search(r"%s \(PID \d+\) after its restart: (\S+)" % re.escape(STUBBORN), play.text)
-    r.check("a service still hit after its restart fails its host (%s on %s)" % (STUBBORN, hit.name),
+    r.check("a service still hit after its restart fails its host (-e arenafix_services=%s on %s)"
+            % (STUBBORN[:-8], hit.name),
             play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and m is not None and m.group(1) == "hit:",
             "status %d, recap %s, message %r; see %s" % (play.rc, play.recap, m.group(0) if m else None, play.log))
     r.check("... and stops the rollout: the next batch (%s) is not touched" % calm.name,
             calm.name not in play.recap and "[%s]" % calm.name not in play.text,
             "recap %s" % play.recap)
+    rep = fleet.report(hit, "rollout") or {}
+    failure = rep.get("failed") or {}
+    r.check("... and %s's JSON report says where it failed" % hit.name,
+            rep.get("restarted") == [STUBBORN] and "after its restart" in failure.get("task", "")
+            and "%s (PID" % STUBBORN in failure.get("message", ""),
+            "report %s" % {k: rep.get(k) for k in ("restarted", "failed")})
+
+    # The threshold from the inventory, the batch size from -e: with 50%,
+    # one failed host of a batch of two lets the rollout go on.
+    play = fleet.playbook("threshold", "site.yml", "-e", "arenafix_serial=2", "-e", "arenafix_verify_retries=2",
+                          inventory="[all:vars]\narenafix_max_fail_percentage=50\n\n[fleet]\n%s arenafix_services=%s\n"
+                          % (hit.name, STUBBORN))
+    r.check("arenafix_max_fail_percentage=50 (inventory), -e arenafix_serial=2: %s fails, %s goes on, then %s"
+            % (hit.name, calm.name, fixed.name),
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and play.clean(calm)
+            and play.clean(fixed) and play.batches("Roll out arenafix") == 2,
+            "status %d, recap %s, %d batches; see %s" % (play.rc, play.recap, play.batches("Roll out arenafix"),
+                                                        play.log))
+
+    # Inputs typed: a value of the wrong type fails before anything runs.
+    now = {h.name: fleet.facts(h) for h in HOSTS}
+    play = fleet.playbook("typed", "site.yml", "-e", "arenafix_verify_retries=many",
+                          "-e", "arenafix_restart_mode=interactive")
+    r.check("-e arenafix_verify_retries=many -e arenafix_restart_mode=interactive: refused (argument_specs), "
+            "nothing changed",
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1
+            and all(c["changed"] == 0 for c in play.recap.values())
+            and "arenafix_verify_retries' is of type" in play.text
+            and "arenafix_restart_mode must be one of: automatic, list" in play.text,
+            "status %d, recap %s; see %s" % (play.rc, play.recap, play.log))
+    same_as(fleet, r, "the refused run", now, HOSTS)
 
 
 def brief(f):
@@ -472,11 +679,11 @@ def same_as(fleet, r, step, before, hosts, now=None):
             "; ".join(changed))
 
 
-def lint(r, out):
+def lint(r, out, ansible):
     if shutil.which("ansible-lint") is None:
         r.skip("ansible-lint", "not installed (Debian's package ansible-lint)")
         return
-    res = run(["ansible-lint", "--nocolor", "-p"], check=False, cwd=os.path.join(TOP, "ansible"),
+    res = run(["ansible-lint", "--nocolor", "-p"], check=False, cwd=ansible,
               env=dict(os.environ, ANSIBLE_HOME=os.path.join(out, "ansible-home")))
     r.check("ansible-lint: the role and playbooks pass the production profile", res.returncode == 0,
             res.stdout.strip()[-1500:])
