@@ -636,11 +636,24 @@ def check(fleet, r, notes):
             and "%s (PID" % STUBBORN in failure.get("message", ""),
             "report %s" % {k: rep.get(k) for k in ("restarted", "failed")})
 
+    # The default threshold, 0, in a batch of two: the failed host stops
+    # the rollout though the other one of its batch is sound (a host
+    # that fails inside a block with an "always" section is not counted
+    # by max_fail_percentage until that section fails it again).
+    stubborn_inventory = "[fleet]\n%s arenafix_services=%s\n" % (hit.name, STUBBORN)
+    play = fleet.playbook("threshold-0", "site.yml", "-e", "arenafix_serial=2", "-e", "arenafix_verify_retries=2",
+                          inventory=stubborn_inventory)
+    r.check("-e arenafix_serial=2: %s fails in a batch with %s, and the rollout stops there: %s is not touched"
+            % (hit.name, calm.name, fixed.name),
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and fixed.name not in play.recap
+            and play.batches("Roll out arenafix") == 1,
+            "status %d, recap %s, %d batches; see %s" % (play.rc, play.recap, play.batches("Roll out arenafix"),
+                                                        play.log))
+
     # The threshold from the inventory, the batch size from -e: with 50%,
     # one failed host of a batch of two lets the rollout go on.
     play = fleet.playbook("threshold", "site.yml", "-e", "arenafix_serial=2", "-e", "arenafix_verify_retries=2",
-                          inventory="[all:vars]\narenafix_max_fail_percentage=50\n\n[fleet]\n%s arenafix_services=%s\n"
-                          % (hit.name, STUBBORN))
+                          inventory="[all:vars]\narenafix_max_fail_percentage=50\n\n" + stubborn_inventory)
     r.check("arenafix_max_fail_percentage=50 (inventory), -e arenafix_serial=2: %s fails, %s goes on, then %s"
             % (hit.name, calm.name, fixed.name),
             play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and play.clean(calm)
