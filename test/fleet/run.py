@@ -674,6 +674,23 @@ def check(fleet, r, notes):
             "status %d, recap %s; see %s" % (play.rc, play.recap, play.log))
     same_as(fleet, r, "the refused run", now, HOSTS)
 
+    # The deny-list holds for the rollback's restarts too: the drop-in
+    # goes, the restart is the operator's.
+    risk4 = fleet.service(hit, ATRISK, ATRISK_READY)
+    play = fleet.playbook("rollback-exclude", "rollback.yml", "--limit", hit.name, "-e", "arenafix_exclude=afx-atrisk")
+    risk5 = fleet.service(hit, ATRISK, ATRISK_READY)
+    last = fleet.facts(hit)
+    rep = fleet.report(hit, "rollback") or {}
+    r.check("rollback -e arenafix_exclude=afx-atrisk: every drop-in removed, %s restarted, %s not (its restart "
+            "pending in the report)" % (hit.unit, ATRISK),
+            play.rc == 0 and play.clean(hit) and not last.get("dropin") and risk5.get("dropin") is False
+            and last["pid"] != now[hit.name]["pid"] and risk5["pid"] == risk4["pid"]
+            and rep.get("restart_pending") == [ATRISK] and hit.unit in rep.get("restarted", []),
+            "status %d, %s drop-in %s PID %s (was %s); %s drop-in %s PID %s (was %s); report %s; see %s"
+            % (play.rc, hit.unit, last.get("dropin"), last["pid"], now[hit.name]["pid"], ATRISK, risk5.get("dropin"),
+               risk5["pid"], risk4["pid"], {k: rep.get(k) for k in ("disabled", "restarted", "restart_pending")},
+               play.log))
+
 
 def brief(f):
     return "PID %s, package %r, drop-in %s" % (f.get("pid"), f.get("package"), f.get("dropin"))
