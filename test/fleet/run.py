@@ -339,11 +339,13 @@ class Play:
         return [line for line in self.text.splitlines() if self.RECAP.match(line)]
 
     def reports(self):
-        """The role's report of each host (the "Report" task's output)."""
+        """The role's report of each host (the output of the task that
+        shows it, the rollout's or the rollback's)."""
         out, keep = [], False
         for line in self.text.splitlines():
             if line.startswith(("TASK [", "PLAY [", "PLAY RECAP")):
-                keep = line.startswith("TASK [") and "Report | what was found and done" in line
+                keep = line.startswith("TASK [") and ("Report | what was found and done" in line
+                                                      or "Rollback | report]" in line)
                 continue
             if keep and line.strip():
                 out.append(line)
