@@ -535,14 +535,14 @@ def check(fleet, r, notes):
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
 
     # Rollback, of the service named as the rollout takes it: a short
-    # name, as -e gives it (a string).
+    # name (the string form, as -e gives it, is the stubborn run's).
     short = hit.unit[:-len(".service")]
-    play = fleet.playbook("rollback", "rollback.yml", "-e", "arenafix_services=" + short)
+    play = fleet.playbook("rollback", "rollback.yml", "-e", json.dumps({"arenafix_services": [short]}))
     notes.append("%s: rollback: %.0f s" % (SUITE, play.seconds))
-    print("\n%s: rollback -e arenafix_services=%s:" % (SUITE, short))
+    print("\n%s: rollback, arenafix_services: [%s]:" % (SUITE, short))
     print("\n".join(play.reports()))
     print("\n".join(play.recap_lines()))
-    r.check("rollback -e arenafix_services=%s: ends with success on every host; changes only %s" % (short, hit.name),
+    r.check("rollback, arenafix_services: [%s]: ends with success on every host; changes only %s" % (short, hit.name),
             play.rc == 0 and all(play.clean(h) for h in HOSTS) and (play.changed(hit) or 0) > 0
             and play.changed(calm) == 0 and play.changed(fixed) == 0,
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
