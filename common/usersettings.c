@@ -125,6 +125,41 @@ const char *afx_env_value(const char *entry, const char *name)
     return *name == '\0' && *entry == '=' ? entry + 1 : NULL;
 }
 
+static bool starts(const char *entry, const char *prefix)
+{
+    while (*prefix != '\0' && *entry == *prefix) {
+        entry++;
+        prefix++;
+    }
+    return *prefix == '\0';
+}
+
+bool afx_env_has_settings(char *const *envp)
+{
+    if (envp == NULL)
+        return false;
+    /* One pass that every process makes at startup, most variables
+     * passed over at their first byte; the passes that parse run only
+     * where it finds something. */
+    for (const char *e; (e = *envp) != NULL; envp++) {
+        switch (*e) {
+        case 'A':
+            if (starts(e, "ARENAFIX_"))
+                return true;
+            break;
+        case 'G':
+            if (starts(e, "GLIBC_TUNABLES="))
+                return true;
+            break;
+        case 'M':
+            if (starts(e, "MALLOC_ARENA_"))
+                return true;
+            break;
+        }
+    }
+    return false;
+}
+
 static void set(enum afx_origin *from, unsigned long *value, enum afx_origin origin,
                 unsigned long v)
 {

@@ -58,4 +58,9 @@ struct afx_user_settings {
  * not to be overridden. */
 void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out);
 
+/* Whether ENVP holds a variable arenafix or glibc's arena sizing reads
+ * (ARENAFIX_*, GLIBC_TUNABLES, MALLOC_ARENA_*): without one, nothing is
+ * to be parsed and whether the process is secure does not matter. */
+bool afx_env_has_settings(char *const *envp);
+
 #endif

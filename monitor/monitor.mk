@@ -1,7 +1,9 @@
 # make check-monitor: the monitoring in monitor/ (monitor/README.md):
-# the example alert rules under promtool test rules, and the proof that
-# Debian's node_exporter serves what arenafix-textfile.service writes
-# (test/monitor/textfile.sh: root, an affected glibc), and the service's
+# the example alert rules under promtool test rules, each alert's
+# runbook a section of docs/rollout.md (test/monitor/runbooks.sh), the
+# proof that Debian's node_exporter serves what arenafix-textfile.service
+# writes as the rules read it (test/monitor/textfile.sh: root, an
+# affected glibc), and the service's
 # sandbox: systemd-analyze security (offline, systemd 250 or later) must
 # score it at most TEXTFILE_EXPOSURE_MAX (check-host scores the
 # installed unit under a booted systemd against the same bound).  A few
@@ -22,4 +24,5 @@ check-monitor: $(CLI_BIN) $(SHIM_LIB) $(B)/test/arenawait
 	        echo "check-monitor: FAIL arenafix-textfile.service: exposure above $(TEXTFILE_EXPOSURE_MAX)"; exit 1; }; \
 	    echo "check-monitor: arenafix-textfile.service's exposure $$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]* [A-Z]*\).*/\1/p' $(B)/textfile-security.txt) (at most $(TEXTFILE_EXPOSURE_MAX))"; \
 	else echo "check-monitor: SKIP sandbox score: no systemd-analyze security --offline (systemd 250 or later)"; fi
-	sh test/monitor/textfile.sh $(CLI_BIN) $(SHIM_LIB) $(B)/test/arenawait monitor/arenafix-textfile.service
+	sh test/monitor/runbooks.sh monitor/arenafix-alerts.yml docs/rollout.md
+	sh test/monitor/textfile.sh $(CLI_BIN) $(SHIM_LIB) $(B)/test/arenawait monitor/arenafix-textfile.service monitor/arenafix-alerts.yml

@@ -99,6 +99,20 @@ else
     fail "payload: missing from the unpacked packages:${missing:- all}"
 fi
 
+# The metrics service writes where node_exporter's RPMs read (the
+# textfile directory of its RHEL 9 packages), in each of the three
+# settings that name it, and nowhere near Debian's directory.
+unit=$root/usr/lib/systemd/system/arenafix-textfile.service
+el_dir=/var/lib/node_exporter/textfile_collector
+if [ -f "$unit" ] &&
+   grep -qx "ExecStart=/usr/bin/arenafix inspect --all --prometheus --output $el_dir/arenafix.prom" "$unit" &&
+   grep -qx "ConditionPathIsDirectory=$el_dir" "$unit" && grep -qx "ReadWritePaths=$el_dir" "$unit" &&
+   ! grep -q /var/lib/prometheus/node-exporter "$unit"; then
+    pass "payload: arenafix-textfile.service writes $el_dir/arenafix.prom (ExecStart, ConditionPathIsDirectory, ReadWritePaths)"
+else
+    fail "payload: arenafix-textfile.service does not write to $el_dir alone: $(grep -E '^(ExecStart|ConditionPathIsDirectory|ReadWritePaths)=' "$unit" 2> /dev/null | tr '\n' ' ')"
+fi
+
 lib=$root/$lib_rel
 cmd=$root/usr/bin/arenafix
 if [ ! -f "$lib" ] || [ ! -x "$cmd" ]; then

@@ -36,6 +36,9 @@ RPMBUILD_FLAGS := --nodeps --define "_topdir $(abspath $(RPM_OUT))" \
                   --define "_tmppath $(abspath $(RPM_OUT))/tmp" \
                   --define "_docdir_fmt %%{NAME}" \
                   --define "__brp_compress bash %{_rpmconfigdir}/brp-compress %{?_prefix}"
+# More rpmbuild options from the caller: check-fleet's two releases
+# (--nocheck, a dist tag of their own).
+RPMBUILD_EXTRA ?=
 
 .PHONY: rpm check-rpm
 
@@ -53,7 +56,7 @@ rpm:
 	tar -C $(RPM_OUT) --sort=name --owner=0 --group=0 --numeric-owner \
 	    -czf $(RPM_OUT)/SOURCES/$(RPM_NAME).tar.gz $(RPM_NAME)
 	rm -rf $(RPM_OUT)/$(RPM_NAME)
-	$(RPM_ENV) rpmbuild -ba $(RPMBUILD_FLAGS) $(RPM_OUT)/SPECS/arenafix.spec
+	$(RPM_ENV) rpmbuild -ba $(RPMBUILD_FLAGS) $(RPMBUILD_EXTRA) $(RPM_OUT)/SPECS/arenafix.spec
 
 # The script runs make rpm itself, so that a host without rpmbuild gets
 # skips with the reason, and a failed build is counted and reported.

@@ -140,8 +140,11 @@ static const char *foreign_malloc(void)
 static void init_process(void)
 {
     int saved = errno;
-    char **envp = init_envp;
-    startup.secure = getauxval(AT_SECURE) != 0;
+    /* The auxiliary vector is read only where a variable is to be
+     * judged by it: a call bound lazily costs most processes, which set
+     * none, more than the rest of the constructor. */
+    char **envp = afx_env_has_settings(init_envp) ? init_envp : NULL;
+    startup.secure = envp != NULL && getauxval(AT_SECURE) != 0;
     read_config(envp, init_program);
     if (startup.cfg.mode == AFX_MODE_OFF) {
         atomic_store(&off, true);
@@ -532,6 +535,25 @@ void afx_after_program_mallopt(int param, int value)
     }
 }
 
+/* The process the constructor ran in, where verbose: a forked child's
+ * exit says nothing of its own. */
+static pid_t verbose_pid;
+
+/* Verbose, a program that never reached a decision (no thread made
+ * through pthread_create or thrd_create, no affinity call) would exit
+ * without a word: say so at its exit, in the process arenafix started in. */
+__attribute__((destructor)) static void afx_dtor(void)
+{
+    if (!startup.cfg.verbose || atomic_load(&off) || verbose_pid == 0 || getpid() != verbose_pid
+        || !first_to_explain())
+        return;
+    int saved = errno;
+    afx_log("glibc %s, %ld CPUs online: no pthread_create or thrd_create was seen, so glibc's "
+            "arena limit never came into play: nothing was changed",
+            gnu_get_libc_version(), online_at_start);
+    errno = saved;
+}
+
 /* Bind and read the settings before main, while the process is single
  * threaded; glibc passes the initial environment to constructors. */
 __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **envp)
@@ -540,6 +562,8 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     if (!afx_enter())
         return;
     afx_init(envp, argv != NULL ? argv[0] : NULL);
+    if (startup.cfg.verbose)
+        verbose_pid = getpid();
     if (atomic_load(&off)) {
         if (startup.cfg.verbose)
             afx_log("glibc %s: mode off: nothing changed, nothing read", gnu_get_libc_version());

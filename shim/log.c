@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "mask.h"
 
 /* Long enough for the activation line with a long reason; longer
  * messages are cut, never allocated. */
@@ -35,13 +38,17 @@ void afx_log_setup(const char *prog, const char *log_path)
  * name for a file of ours (root's lines appended to /etc/shadow).  Every
  * user is guarded, not only root: the same plant works against any
  * victim, as the kernel's protected_fifos and protected_regular say.
- * fstat64: a 32-bit build's fstat fails with EOVERFLOW on a 64-bit inode
- * number (XFS, overlayfs), which would refuse every log there. */
+ * statx, by the system call: a 32-bit build's fstat fails with EOVERFLOW
+ * on a 64-bit inode number (XFS, overlayfs), which would refuse every
+ * log there, and libc's fstat64 carries a symbol version (GLIBC_2.33)
+ * that every process would pay a check for at load. */
 static bool is_own_log(int fd)
 {
-    struct stat64 st;
-    return fstat64(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()
-           && st.st_nlink == 1;
+    struct statx st;
+    return afx_syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_UID | STATX_NLINK, &st)
+               == 0
+           && (st.stx_mask & (STATX_TYPE | STATX_UID | STATX_NLINK)) == (STATX_TYPE | STATX_UID | STATX_NLINK)
+           && S_ISREG(st.stx_mode) && st.stx_uid == geteuid() && st.stx_nlink == 1;
 }
 
 static int open_log(void)

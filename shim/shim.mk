@@ -40,9 +40,17 @@ $(B)/shim:
 # an empty preload's instructions for /bin/true where 1.14 is the floor
 # (docs/benchmarks.md).  What must not bind lazily (the affinity
 # interposers, in signal handlers) goes through pointers filled at load.
+#
+# Without the start files but crtendS.o (the end mark of .eh_frame, which
+# unwinding through the trampoline reads): crtbeginS.o's transactional
+# memory and gmon hooks and its __cxa_finalize are four symbol lookups
+# at load in every process (three of them failing through every object),
+# for C++ and profiling this library has none of.  Constructors run from
+# .init_array, which needs no start file.
+SHIM_CRTEND := $(shell $(CC) -print-file-name=crtendS.o)
 $(SHIM_LIB): $(SHIM_OBJ) $(SHIM_MAP)
-	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs \
-	    -Wl,--as-needed -Wl,-z,lazy -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+	$(CC) -shared -nostartfiles $(CFLAGS) $(LDFLAGS) -Wl,--version-script=$(SHIM_MAP) \
+	    -Wl,-z,defs -Wl,--as-needed -Wl,-z,lazy -o $@ $(SHIM_OBJ) $(SHIM_LIBS) $(SHIM_CRTEND)
 
 .PHONY: install-shim uninstall-shim
 install: install-shim

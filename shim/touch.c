@@ -218,15 +218,25 @@ static bool hand_off(atomic_uint *handed)
 
 /* The creator's side.  True: the thread has handed off, the block is
  * the creator's to free. */
+/* By the system call: the libc function's symbol version (GLIBC_2.17)
+ * would cost every process a check at load, for a wait that few make.
+ * The kernel's clock_gettime takes the struct glibc defines wherever
+ * time_t is a long. */
+static void monotonic_now(struct timespec *t)
+{
+    _Static_assert(sizeof t->tv_sec == sizeof(long), "a 64-bit time_t needs clock_gettime64");
+    afx_syscall(SYS_clock_gettime, CLOCK_MONOTONIC, t);
+}
+
 static bool wait_for_hand_off(atomic_uint *handed)
 {
     int saved = errno;
     struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    monotonic_now(&start);
     for (;;) {
         if (atomic_load_explicit(handed, memory_order_acquire) == HANDED)
             break;
-        clock_gettime(CLOCK_MONOTONIC, &now);
+        monotonic_now(&now);
         long spent_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
         unsigned pending = PENDING;
         if (spent_ms >= HAND_OFF_WAIT_MS

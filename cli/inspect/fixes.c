@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "escape.h"
+#include "library.h"
 
 /* How a process is fixed. */
 enum fix_kind {
     FIX_SERVICE,    /* arenafix enable UNIT, then restart it */
     FIX_LOADED,     /* libarenafix is loaded: its reason says what to change */
     FIX_WRAP,       /* no system service to enable: arenafix CMD */
+    FIX_CONTAINER,  /* in a container: run it again with the library mounted */
 };
 
 struct afx_fix {
@@ -18,6 +20,10 @@ struct afx_fix {
     char name[64];
     char exe[PATH_MAX];
     struct afx_unit unit;
+    struct afx_container container;
+    char libdir[PATH_MAX];      /* its libc's directory, as the container sees it */
+    bool preload_set, preload_long;
+    char preload[1024];
 };
 
 void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
@@ -34,7 +40,16 @@ void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
     }
     struct afx_fix *x = &f->list[f->count++];
     x->kind = r->maps.arenafix ? FIX_LOADED
+              : r->container.engine[0] != '\0' ? FIX_CONTAINER
               : !r->unit.user && afx_unit_commandable(r->unit.name) ? FIX_SERVICE : FIX_WRAP;
+    x->container = r->container;
+    snprintf(x->libdir, sizeof x->libdir, "%s", r->maps.libc.path);
+    char *slash = strrchr(x->libdir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    x->preload_set = r->env.preload_set;
+    x->preload_long = r->env.preload_long;
+    snprintf(x->preload, sizeof x->preload, "%s", r->env.preload);
     x->pid = r->pid;
     x->unit = r->unit;
     snprintf(x->name, sizeof x->name, "%s", r->name);
@@ -94,8 +109,87 @@ static void print_processes(const struct afx_fixes *f, enum fix_kind kind, const
     }
 }
 
+/* An earlier entry is the same container. */
+static bool seen_container(const struct afx_fixes *f, size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (f->list[k].kind == FIX_CONTAINER && strcmp(f->list[k].container.id, f->list[i].container.id) == 0)
+            return true;
+    return false;
+}
+
+
+/* Printable ASCII without white space: a value that, even quoted, can
+ * neither break the line it is printed on nor hide a part of it. */
+static bool printable(const char *s)
+{
+    for (; *s; s++)
+        if (*s <= ' ' || *s > '~')
+            return false;
+    return true;
+}
+
+/* A directory podman's -v can name: absolute, no ':' or ',' (its
+ * separators), no "." or ".." component, printable. */
+static bool mountable(const char *dir)
+{
+    return dir[0] == '/' && strpbrk(dir, ":,") == NULL && strstr(dir, "/./") == NULL && strstr(dir, "/../") == NULL
+           && printable(dir);
+}
+
+/* The options that run one container again with the library. */
+static void print_container_options(const struct afx_fix *x, const struct afx_library *lib, FILE *out)
+{
+    static char inside[PATH_MAX + 32], volume[2 * PATH_MAX + 64], env[PATH_MAX + 1100];
+    static char word[2][2 * (2 * PATH_MAX + 1100)];
+    snprintf(inside, sizeof inside, "%s/arenafix/libarenafix.so", x->libdir);
+    snprintf(volume, sizeof volume, "%s:%s:ro", lib->file, inside);
+    if (x->preload_set && x->preload[0] != '\0')
+        snprintf(env, sizeof env, "LD_PRELOAD=%s:%s", inside, x->preload);
+    else
+        snprintf(env, sizeof env, "LD_PRELOAD=%s", inside);
+    fprintf(out, "        -v %s -e %s\n", afx_unit_shell_word(volume, word[0], sizeof word[0]),
+            afx_unit_shell_word(env, word[1], sizeof word[1]));
+}
+
+static void print_containers(const struct afx_fixes *f, FILE *out)
+{
+    static char name[AFX_ESCAPED_SIZE(64)], exe[AFX_ESCAPED_SIZE(PATH_MAX)];
+    static struct afx_library lib;
+    bool first = true, found = false;
+    for (size_t i = 0; i < f->count; i++) {
+        const struct afx_fix *x = &f->list[i];
+        if (x->kind != FIX_CONTAINER || seen_container(f, i))
+            continue;
+        if (first) {
+            fputs("fix the containers: run each again (as root) with these options added to its podman run "
+                  "(or docker run):\n", out);
+            found = afx_find_library(&lib);
+        }
+        first = false;
+        fprintf(out, "    %s container %s, id %.12s: process %ld %s (%s)\n", x->container.engine,
+                x->container.name[0] ? x->container.name : "(name unknown)", x->container.id, x->pid,
+                afx_escape(x->name, name, sizeof name), afx_escape(x->exe, exe, sizeof exe));
+        bool runs = strcmp(x->container.engine, "podman") == 0 || strcmp(x->container.engine, "docker") == 0;
+        if (!runs)
+            fputs("        (a Kubernetes pod's: mount libarenafix.so read-only in its image's libc directory and "
+                  "name it in LD_PRELOAD, in the pod's spec)\n", out);
+        else if (!found)
+            fputs("        (no libarenafix.so found on this host to mount: install it first)\n", out);
+        else if (!mountable(x->libdir))
+            fputs("        (its libc's directory cannot be named in a mount option: mount libarenafix.so "
+                  "where its loader looks and name it in LD_PRELOAD)\n", out);
+        else if (x->preload_long || !printable(x->preload))
+            fputs("        (its LD_PRELOAD is longer than inspect keeps, or holds white space or control characters: "
+                  "name libarenafix.so first in it)\n", out);
+        else
+            print_container_options(x, &lib, out);
+    }
+}
+
 void afx_fixes_print(struct afx_fixes *f, FILE *out)
 {
+    print_containers(f, out);
     print_services(f, out);
     print_processes(f, FIX_WRAP, "restart these under arenafix (arenafix CMD), in no system service:", out);
     print_processes(f, FIX_LOADED, "these load libarenafix already; their reasons say what to change:", out);

@@ -1,7 +1,11 @@
 /* The commands that fix what inspect found, printed after its report as
  * needrestart lists its restarts: per system service, arenafix enable,
  * one systemctl daemon-reload, systemctl restart; a process in no
- * system service is named, to be restarted under arenafix CMD. */
+ * system service is named, to be restarted under arenafix CMD; a
+ * process in a container, by its container, with the options that run
+ * it again with the library: the host's library mounted read-only in the
+ * image's own libc directory and named first in LD_PRELOAD (before the
+ * one the process has). */
 #ifndef AFX_FIXES_H
 #define AFX_FIXES_H
 

@@ -17,6 +17,7 @@
 #include "denied.h"
 #include "escape.h"
 #include "fixes.h"
+#include "hostglibc.h"
 #include "probe/glibctrust.h"
 #include "hostinfo.h"
 #include "probe/jail.h"
@@ -33,8 +34,8 @@ static const char help[] =
     "       arenafix inspect --all [--json] [--no-probe]\n"
     "       arenafix inspect --all --prometheus [--output FILE] [--no-probe]\n"
     "Is a running process hit by glibc bug 30945 (too few malloc arenas), and how\n"
-    "is it fixed?  Reads /proc without stopping it; names its systemd unit and the\n"
-    "commands that fix it.\n"
+    "is it fixed?  Reads /proc without stopping it; names its systemd unit or its\n"
+    "container and the commands that fix it.\n"
     "\n"
     "Options:\n"
     "  -a, --all          every process on the host, one line each, then the fixes\n"
@@ -157,6 +158,16 @@ static void probe_its_glibc(struct afx_report *r)
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
         return;
     }
+    if (r->container.engine[0] != '\0') {
+        /* A container's files are its tenant's, uid 0 in there or not:
+         * never run as root, nor in root's cgroup. */
+        static struct afx_host_glibc host;
+        afx_host_glibc_probe(&host, &r->host, true);
+        afx_judge_glibc_unrun(r, &host);
+        if (host.fd >= 0)
+            close(host.fd);
+        return;
+    }
     r->untested = true;
     /* Its credentials first: the jail compares them with what it reads
      * once the files are open. */
@@ -215,6 +226,9 @@ static void print_text(const struct afx_report *r)
         printf("  systemd unit:       %s%s\n", esc(r->unit.name), r->unit.user ? " (a user's unit)" : "");
     else
         printf("  systemd unit:       none\n");
+    if (r->container.engine[0] != '\0')
+        printf("  container:          %s %s, id %s\n", r->container.engine,
+               r->container.name[0] ? r->container.name : "(name unknown)", r->container.id);
     if (r->maps.arenafix)
         printf("  libarenafix:        loaded, mode %s\n", afx_mode_name(r->env.arenafix.mode));
     else

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "container.h"
 #include "json.h"
 #include "proc/mappedfile.h"
 #include "proc/procstatus.h"
@@ -187,6 +188,7 @@ static int read_no_further(struct afx_report *r, const char *dir, const char *fi
                  "on a process: not judged on a part of it", dir, file, AFX_READ_SECONDS);
     unread(r);
     afx_read_unit(r->pid, &r->deadline, &r->unit);
+    afx_read_container(r->pid, &r->deadline, &r->container);
     return 0;
 }
 
@@ -259,6 +261,7 @@ int afx_report_read(struct afx_report *r, const char **what)
     if (r->mem_err == ETIME)
         return read_no_further(r, dir, "mem", ETIME);
     afx_read_unit(r->pid, &r->deadline, &r->unit);
+    afx_read_container(r->pid, &r->deadline, &r->container);
     afx_read_env(dir, &r->deadline, &r->env);
     /* Defaults stand for an environment it ran out of time to read. */
     if (afx_deadline_passed(&r->deadline))
@@ -291,6 +294,7 @@ void afx_report_judge(struct afx_report *r)
         .mode = r->env.arenafix.mode, .arenafix_max = r->env.arenafix.arena_max,
         .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
         .glibc = r->state, .glibc_untested = r->untested, .unread = r->unread[0] ? r->unread : NULL,
+        .container = r->container.engine[0] != '\0',
     };
     r->health = afx_judge_process(&facts, r->why, sizeof r->why);
 }
@@ -325,6 +329,10 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
     afx_json_str(&j, "unit", r->unit.name[0] ? r->unit.name : NULL);
     afx_json_bool(&j, "user_unit", r->unit.user);
+    bool boxed = r->container.engine[0] != '\0';
+    afx_json_str(&j, "container_engine", boxed ? r->container.engine : NULL);
+    afx_json_str(&j, "container_id", boxed ? r->container.id : NULL);
+    afx_json_str(&j, "container_name", boxed && r->container.name[0] ? r->container.name : NULL);
     /* Counts of a process not read whole would be a part's. */
     bool whole = r->unread[0] == '\0';
     if (whole) {

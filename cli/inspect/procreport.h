@@ -28,6 +28,7 @@ struct afx_report {
     long exact;                 /* arenas from the heap headers, -1 unread */
     int mem_err;                /* why /proc/PID/mem would not open, 0 if it did (or was not tried) */
     struct afx_unit unit;       /* its systemd unit, from its cgroup */
+    struct afx_container container;     /* the container it runs in (container.h); engine "" if none */
     long uid;                   /* its real uid, -1 if unread */
     char glibc[32];             /* the version in its libc's banner, or "unknown" */
     bool libc_known;            /* the libc it maps, as opened: which file */

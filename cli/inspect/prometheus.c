@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "proc/proccgroup.h"
 
 /* The verdicts as label values: no spaces, as Prometheus's own are. */
 static const char *const verdict_label[] = {
@@ -57,22 +58,25 @@ static int unit_kind(const struct afx_unit *u)
     return ends_with(u->name, ".service") ? KIND_SERVICE : KIND_SYSTEM_UNIT;
 }
 
-/* True if a is kept before b.  First what no unprivileged user can
- * choose: a system service's (only root makes those), then root's (any
- * user can log in, into a session's scope, or make a cgroup path that
- * does not parse), then by the kind of unit; then hit before at risk;
- * then the names, so that the choice depends on neither PIDs nor the
- * order of the scan. */
+/* True if a is kept before b.  Hit before at risk: the hit are slowed
+ * now and alerted on, the at-risk only may be, and are counted in
+ * arenafix_processes whether kept or not.  Then what no unprivileged
+ * user can choose: a system service's (only root makes those), then
+ * root's (any user can log in, into a session's scope, or make a
+ * cgroup path that does not parse), then by the kind of unit; then the
+ * names, so that the choice depends on neither PIDs nor the order of
+ * the scan.  Any user can start hit processes, so they can push an
+ * at-risk series out, never a hit one of root's or a service's. */
 static bool outranks(const struct afx_prom_series *a, const struct afx_prom_series *b)
 {
+    if (a->verdict != b->verdict)
+        return a->verdict == AFX_HIT;
     if ((a->kind == KIND_SERVICE) != (b->kind == KIND_SERVICE))
         return a->kind == KIND_SERVICE;
     if (a->root != b->root)
         return a->root;
     if (a->kind != b->kind)
         return a->kind < b->kind;
-    if (a->verdict != b->verdict)
-        return a->verdict == AFX_HIT;
     int c = strcmp(a->unit, b->unit);
     return c != 0 ? c < 0 : strcmp(a->comm, b->comm) < 0;
 }
@@ -102,9 +106,15 @@ void afx_prom_add(struct afx_prom *p, const struct afx_report *r)
         return;
     struct afx_prom_series new = { .verdict = r->health, .kind = unit_kind(&r->unit), .root = r->uid == 0,
                                    .count = 1 };
-    char shown[AFX_UNIT_MAX + 16];
-    /* As the text report's UNIT column: a user's unit is marked. */
-    snprintf(shown, sizeof shown, "%s%s", r->unit.name, r->unit.user && r->unit.name[0] ? " (user)" : "");
+    char shown[AFX_UNIT_MAX + 32], prefix[AFX_UNIT_MAX];
+    /* As the text report's UNIT column (a user's unit is marked), but a
+     * container's scope by its engine: not one series per container. */
+    const char *engine = r->container.engine[0] ? r->container.engine
+                         : afx_unit_container_engine(r->unit.name, prefix, sizeof prefix);
+    if (engine != NULL)
+        snprintf(shown, sizeof shown, "(%s container)%s", engine, r->unit.user ? " (user)" : "");
+    else
+        snprintf(shown, sizeof shown, "%s%s", r->unit.name, r->unit.user && r->unit.name[0] ? " (user)" : "");
     afx_prom_label(shown, new.unit, sizeof new.unit);
     afx_prom_label(r->name, new.comm, sizeof new.comm);
     struct afx_prom_series *s = find(p, &new);
@@ -152,15 +162,21 @@ bool afx_prom_write(struct afx_prom *p, const struct afx_prom_facts *f, FILE *ou
     static const char *const state_label[] = {
         [AFX_GLIBC_UNKNOWN] = "unknown", [AFX_GLIBC_AFFECTED] = "affected", [AFX_GLIBC_FIXED] = "not_affected",
     };
+    /* Versions and paths as an _info metric's labels, as node_exporter's
+     * own (node_uname_info): an upgrade changes one series that is
+     * always 1, never the series of a value an alert compares. */
+    head(out, "arenafix_info",
+         "Always 1: arenafix's version, the host's glibc's (as gnu_get_libc_version() says) and the libarenafix.so "
+         "the command would preload (\"\" if none).");
+    fprintf(out, "arenafix_info{version=\"%s\",glibc_version=\"%s\",library=\"%s\"} 1\n", AFX_VERSION,
+            afx_prom_label(f->glibc_version, a, sizeof a), afx_prom_label(f->library ? f->library : "", b, sizeof b));
     head(out, "arenafix_glibc_affected",
          "1 if the host's glibc has bug 30945 (too few malloc arenas for pinned threads), else 0; state says "
          "affected, not_affected or unknown.");
-    fprintf(out, "arenafix_glibc_affected{version=\"%s\",state=\"%s\"} %d\n",
-            afx_prom_label(f->glibc_version, a, sizeof a), state_label[f->glibc_state],
+    fprintf(out, "arenafix_glibc_affected{state=\"%s\"} %d\n", state_label[f->glibc_state],
             f->glibc_state == AFX_GLIBC_AFFECTED);
-    head(out, "arenafix_library_installed", "1 if libarenafix.so is there to preload (path, version), else 0.");
-    fprintf(out, "arenafix_library_installed{version=\"%s\",path=\"%s\"} %d\n", f->library ? AFX_VERSION : "",
-            afx_prom_label(f->library ? f->library : "", b, sizeof b), f->library != NULL);
+    head(out, "arenafix_library_installed", "1 if libarenafix.so is there to preload, else 0.");
+    fprintf(out, "arenafix_library_installed %d\n", f->library != NULL);
     head(out, "arenafix_processes", "Processes inspect --all lists, by verdict.");
     static const enum afx_health order[] = { AFX_HIT, AFX_AT_RISK, AFX_UNDETERMINED, AFX_FINE };
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)

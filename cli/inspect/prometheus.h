@@ -49,13 +49,15 @@ struct afx_prom_facts {
     double timestamp, duration;         /* when the scan ended (seconds since the epoch), how long it took */
 };
 
-/* Count r if it is hit or at risk (nothing otherwise).  Past the bound,
- * the series kept are those an operator must see first, by what no
- * unprivileged user chooses: a system service's, then root's, then by
- * the kind of unit (another system unit, none, a user's unit last);
- * then hit before at risk; then by unit and name.  Never by PID or the
- * order processes come in: any user can start processes early, and
- * take the low PIDs. */
+/* Count r if it is hit or at risk (nothing otherwise), under its unit
+ * as the text report shows it, but a container's scope under its
+ * engine, "(podman container)" (afx_unit_container_engine).  Past the
+ * bound, the series kept are the hit ones first, then those an
+ * operator must see first by what no unprivileged user chooses: a
+ * system service's, then root's, then by the kind of unit (another
+ * system unit, none, a user's unit last); then by unit and name.
+ * Never by PID or the order processes come in: any user can start
+ * processes early, and take the low PIDs. */
 void afx_prom_add(struct afx_prom *p, const struct afx_report *r);
 
 /* Every metric, with its HELP and TYPE, then empties p.  False if out

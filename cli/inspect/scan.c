@@ -21,6 +21,7 @@
 #include "denied.h"
 #include "escape.h"
 #include "fixes.h"
+#include "hostglibc.h"
 #include "probe/glibctrust.h"
 #include "json.h"
 #include "library.h"
@@ -48,15 +49,6 @@ struct tally {
     long other_malloc;          /* jemalloc, tcmalloc, mimalloc */
 };
 
-/* The host's glibc as probed once, and which file it is. */
-struct host_glibc {
-    bool probed;
-    dev_t dev;
-    ino_t ino;
-    enum afx_glibc_state state;
-    char note[300];
-};
-
 struct scan {
     enum afx_scan_format format;
     bool json;                          /* format is JSON */
@@ -64,7 +56,7 @@ struct scan {
     struct afx_fixes fixes;
     struct afx_prom prom;               /* with --prometheus */
     struct afx_host host;
-    struct host_glibc glibc;
+    struct afx_host_glibc glibc;
     struct tally t;
     long listed;
     struct afx_user_time users;         /* what each user's processes cost */
@@ -81,87 +73,6 @@ static const char *esc(const char *s)
     return afx_escape(s, buf[next++ % 4], sizeof buf[0]);
 }
 
-/* Probe the glibc this command runs on, which its probe children run on
- * too: trusted code on the host's glibc, once, with the caller's
- * privileges.  Not through an explicit loader: the children would not
- * run on the same libc then. */
-static void probe_host(struct scan *s, bool probe)
-{
-    struct host_glibc *h = &s->glibc;
-    char self[PATH_MAX], err[512];
-    const char *what;
-    struct afx_probe p;
-    *h = (struct host_glibc){ .state = AFX_GLIBC_UNKNOWN };
-    if (!probe) {
-        snprintf(h->note, sizeof h->note, "not probed (--no-probe)");
-        return;
-    }
-    report = (struct afx_report){ .pid = getpid(), .host = s->host };
-    int failed = afx_report_read(&report, &what);
-    afx_report_close(&report);
-    if (failed != 0 || !report.libc_known || !afx_self_path(self, sizeof self) || strcmp(self, report.exe) != 0) {
-        snprintf(h->note, sizeof h->note, "not probed: cannot tell which glibc this command runs on");
-        return;
-    }
-    struct afx_glibc g = { .loader_fd = -1 };
-    if (!afx_probe_glibc(&g, s->host.online, NULL, &p, err, sizeof err)) {
-        snprintf(h->note, sizeof h->note, "the probe of the host's glibc failed: %.200s", err);
-        return;
-    }
-    h->probed = true;
-    h->dev = report.libc_dev;
-    h->ino = report.libc_ino;
-    h->state = p.verdict == AFX_AFFECTED ? AFX_GLIBC_AFFECTED
-               : p.verdict == AFX_NOT_AFFECTED ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
-    snprintf(h->note, sizeof h->note, "the host's glibc, probed once: %s", p.reason);
-}
-
-/* Its libc is a file only root can have written (glibctrust.h): only
- * then does its banner say which glibc it is.  Why not in why. */
-static bool banner_trusted(const struct afx_report *r, char *why, size_t size)
-{
-    static struct afx_proc_root pr;
-    if (!afx_proc_root_open(r->pid, &pr, why, size))
-        return false;
-    int fd = afx_mapped_open(r->pid, &r->maps.libc);
-    bool ok = fd >= 0 && afx_glibc_trusted(&pr, &r->maps.libc, fd, why, size);
-    if (fd < 0)
-        snprintf(why, size, "cannot open it: %s", strerror(errno));
-    else
-        close(fd);
-    afx_proc_root_close(&pr);
-    return ok;
-}
-
-/* Its glibc's state without running it: the host's probe if it maps the
- * file probed, else what its version says, if its libc is root's alone. */
-static void judge_glibc(struct afx_report *r, const struct host_glibc *h)
-{
-    char why[PATH_MAX + 160];
-    if (r->probe_note[0] != '\0')
-        return;     /* no glibc mapped */
-    if (h->probed && r->libc_known && r->libc_dev == h->dev && r->libc_ino == h->ino) {
-        r->state = h->state;
-        snprintf(r->probe_note, sizeof r->probe_note, "%s", h->note);
-        return;
-    }
-    if (!banner_trusted(r, why, sizeof why)) {
-        r->state = AFX_GLIBC_UNKNOWN;
-        r->untested = true;
-        snprintf(r->probe_note, sizeof r->probe_note,
-                 "not probed: its libc.so.6 %.120s: %.200s; what its banner says (%s) is not taken", r->maps.libc.path,
-                 why, r->glibc);
-        return;
-    }
-    r->state = afx_glibc_state_by_version(r->glibc);
-    if (r->state == AFX_GLIBC_FIXED)
-        snprintf(r->probe_note, sizeof r->probe_note,
-                 "not probed: glibc %s counts the online CPUs (the bug is in 2.34 to 2.38)", r->glibc);
-    else
-        snprintf(r->probe_note, sizeof r->probe_note,
-                 "not probed: a glibc %s may carry the fix or not; arenafix inspect PID probes it", r->glibc);
-}
-
 /* Wide enough for most services' names; a longer one pushes the rest. */
 #define UNIT_COLUMN "%-24s"
 
@@ -175,6 +86,13 @@ static void text_header(void)
 static const char *unit_column(const struct afx_report *r)
 {
     static char column[AFX_ESCAPED_SIZE(AFX_UNIT_MAX) + 16];
+    /* A container by its engine's name for it (ID and name are of
+     * characters that need no escape). */
+    if (r->container.engine[0] != '\0') {
+        snprintf(column, sizeof column, "%s:%.12s%s%s", r->container.engine, r->container.id,
+                 r->container.name[0] ? ":" : "", r->container.name);
+        return column;
+    }
     if (r->unit.name[0] == '\0')
         return "-";
     /* Not esc(): its four buffers are the row's other columns. */
@@ -364,7 +282,7 @@ static void scan_one(struct scan *s, long pid)
         s->t.other_malloc++;
         return;
     }
-    judge_glibc(r, &s->glibc);
+    afx_judge_glibc_unrun(r, &s->glibc);
     afx_report_judge(r);
     /* A lone unpinned thread without the library: no arena to share. */
     if (whole && (r->health == AFX_FINE || r->health == AFX_UNDETERMINED) && r->threads.count <= 1
@@ -473,7 +391,7 @@ int afx_inspect_all(enum afx_scan_format format, bool probe_host_glibc, const ch
         return AFX_EXIT_FAIL;
     afx_access_facts_read(&s.access);
     afx_host_read(&s.host);
-    probe_host(&s, probe_host_glibc);
+    afx_host_glibc_probe(&s.glibc, &s.host, probe_host_glibc);
 
     DIR *d = opendir("/proc");
     if (d == NULL) {

@@ -24,6 +24,8 @@ static bool latched_total(long arenas, long online)
 /* What to do about a process the bug hit or may hit. */
 static const char *advice(const struct afx_process_facts *f)
 {
+    if (!f->arenafix && f->container)
+        return "run its container again with libarenafix mounted and preloaded (the options inspect prints)";
     if (!f->arenafix)
         return "restart it under arenafix";
     switch (f->mode) {

@@ -24,6 +24,7 @@ struct afx_process_facts {
     enum afx_glibc_state glibc;
     bool glibc_untested;        /* its glibc was there to test, and was not run (not root's) */
     const char *unread;         /* why it was not read whole, the reason whole; NULL if it was */
+    bool container;             /* it runs in a container: the fix is to run the container again */
 };
 
 /* Decide, and explain in why (one sentence, no newline): what was seen

@@ -77,13 +77,16 @@ static void unit_of_path(const char *path, size_t len, struct afx_unit *u)
         u->user = false;
 }
 
-bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u)
+/* The name=systemd path (v1) and the 0:: path (v2) of the text of
+ * /proc/PID/cgroup, NULL where absent.  False if the text is not what
+ * the kernel writes (afx_cgroup_unit). */
+static bool cgroup_paths(const char *text, size_t len, const char **v1, size_t *v1_len, const char **v2,
+                         size_t *v2_len)
 {
-    const char *v1 = NULL, *v2 = NULL;
-    size_t v1_len = 0, v2_len = 0;
     unsigned long last = (unsigned long)-1;
     bool after_v2 = false;
-    *u = (struct afx_unit){ 0 };
+    *v1 = *v2 = NULL;
+    *v1_len = *v2_len = 0;
     for (size_t at = 0; at < len;) {
         const char *line = text + at;
         size_t n = 0;
@@ -105,17 +108,60 @@ bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u)
         size_t path_len = (size_t)(line + n - path);
         static const char named[] = "name=systemd";
         if (id == 0 && c2 == c1) {
-            v2 = path, v2_len = path_len;
+            *v2 = path, *v2_len = path_len;
             after_v2 = true;
         } else if ((size_t)(c2 - c1) == sizeof named - 1 && memcmp(c1, named, sizeof named - 1) == 0) {
-            v1 = path, v1_len = path_len;
+            *v1 = path, *v1_len = path_len;
         }
     }
+    return true;
+}
+
+bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u)
+{
+    const char *v1, *v2;
+    size_t v1_len, v2_len;
+    *u = (struct afx_unit){ 0 };
+    if (!cgroup_paths(text, len, &v1, &v1_len, &v2, &v2_len))
+        return false;
     if (v1 != NULL)
         unit_of_path(v1, v1_len, u);
     if (u->name[0] == '\0' && v2 != NULL)
         unit_of_path(v2, v2_len, u);
     return true;
+}
+
+const char *afx_unit_container_engine(const char *name, char *out, size_t size)
+{
+    static const struct {
+        const char *prefix, *engine;
+    } engines[] = {
+        { "libpod", "podman" },
+        { "libpod-conmon", "podman" },
+        { "docker", "docker" },
+        { "cri-containerd", "containerd" },
+        { "crio", "cri-o" },
+        { "crio-conmon", "cri-o" },
+    };
+    enum { ID_LEN = 64 };
+    static const char scope[] = ".scope";
+    size_t len = strlen(name), s = sizeof scope - 1;
+    if (len < 1 + ID_LEN + s + 1 || strcmp(name + len - s, scope) != 0)
+        return NULL;
+    const char *id = name + len - s - ID_LEN;
+    if (id[-1] != '-' || strspn(id, "0123456789abcdef") != ID_LEN)
+        return NULL;
+    size_t prefix = (size_t)(id - 1 - name);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++)
+        if (strlen(engines[i].prefix) == prefix && memcmp(name, engines[i].prefix, prefix) == 0)
+            return engines[i].engine;
+    if (size == 0)
+        return NULL;
+    if (prefix >= size)
+        prefix = size - 1;
+    memcpy(out, name, prefix);
+    out[prefix] = '\0';
+    return out;
 }
 
 bool afx_unit_commandable(const char *name)
@@ -161,4 +207,83 @@ char *afx_unit_shell_word(const char *name, char *out, size_t size)
         out[0] = '\0';
     }
     return out;
+}
+
+/* "PREFIX-ID" (with SUFFIX after it) where ID is 64 hexadecimal digits:
+ * ID copied into id. */
+static bool prefixed_id(const char *c, size_t n, const char *prefix, const char *suffix, char id[AFX_CONTAINER_ID_SIZE])
+{
+    enum { ID_LEN = AFX_CONTAINER_ID_SIZE - 1 };
+    size_t p = strlen(prefix), s = strlen(suffix);
+    if (n != p + ID_LEN + s || memcmp(c, prefix, p) != 0 || memcmp(c + p + ID_LEN, suffix, s) != 0)
+        return false;
+    for (size_t i = 0; i < ID_LEN; i++)
+        if (strchr("0123456789abcdef", c[p + i]) == NULL || c[p + i] == '\0')
+            return false;
+    memcpy(id, c + p, ID_LEN);
+    id[ID_LEN] = '\0';
+    return true;
+}
+
+/* The container of one cgroup path, read from where the engine put it:
+ * the unit systemd sees (its scope, under the systemd driver) or the
+ * first two components (under the cgroupfs driver), never below, where
+ * the container may make cgroups of its own. */
+static bool container_of_path(const char *path, size_t len, struct afx_container *c)
+{
+    static const struct {
+        const char *prefix, *engine;
+    } scopes[] = {
+        { "libpod-", "podman" },
+        { "docker-", "docker" },
+        { "cri-containerd-", "containerd" },
+        { "crio-", "cri-o" },
+    };
+    struct afx_unit u;
+    unit_of_path(path, len, &u);
+    /* A service whose podman runs its container in its own cgroup
+     * (--cgroups=split, as quadlet units do): the component right below
+     * the unit, which the unit's own processes could have named too. */
+    size_t at = 0, n = 0;
+    const char *unit = unit_after_slices(path, len, &at, &n);
+    static const char service[] = ".service";
+    if (unit != NULL && !u.user && !is_user_manager(unit, n) && n > sizeof service - 1
+        && memcmp(unit + n - (sizeof service - 1), service, sizeof service - 1) == 0) {
+        const char *below = component(path, len, &at, &n);
+        if (prefixed_id(below, n, "libpod-payload-", "", c->id)) {
+            snprintf(c->engine, sizeof c->engine, "podman");
+            c->below_unit = true;
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++)
+        if (prefixed_id(u.name, strlen(u.name), scopes[i].prefix, ".scope", c->id)) {
+            snprintf(c->engine, sizeof c->engine, "%s", scopes[i].engine);
+            return true;
+        }
+    size_t n1 = 0, n2 = 0;
+    at = 0;
+    const char *first = component(path, len, &at, &n1);
+    const char *second = component(path, len, &at, &n2);
+    static const char libpod[] = "libpod_parent", docker[] = "docker";
+    if (n1 == sizeof libpod - 1 && memcmp(first, libpod, n1) == 0 && prefixed_id(second, n2, "libpod-", "", c->id))
+        snprintf(c->engine, sizeof c->engine, "podman");
+    else if (n1 == sizeof docker - 1 && memcmp(first, docker, n1) == 0 && prefixed_id(second, n2, "", "", c->id))
+        snprintf(c->engine, sizeof c->engine, "docker");
+    else
+        return false;
+    return true;
+}
+
+bool afx_cgroup_container(const char *text, size_t len, struct afx_container *c)
+{
+    const char *v1, *v2;
+    size_t v1_len, v2_len;
+    *c = (struct afx_container){ 0 };
+    if (!cgroup_paths(text, len, &v1, &v1_len, &v2, &v2_len))
+        return false;
+    bool found = (v1 != NULL && container_of_path(v1, v1_len, c)) || (v2 != NULL && container_of_path(v2, v2_len, c));
+    if (!found)
+        *c = (struct afx_container){ 0 };
+    return found;
 }

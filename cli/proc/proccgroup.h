@@ -30,6 +30,46 @@ struct afx_unit {
  * u->name "" for a process in no unit. */
 bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
 
+/* The container engine of a unit that is one container's scope,
+ * "PREFIX-ID.scope" with ID a container's 64 hexadecimal digits, as
+ * the engines name them under systemd's cgroup driver: "podman"
+ * (libpod-, libpod-conmon-), "docker" (docker-), "containerd"
+ * (cri-containerd-, a Kubernetes pod's), "cri-o" (crio-, crio-conmon-);
+ * another engine's PREFIX, copied into out (cut to fit size).  NULL
+ * for any other name (and if size is 0).  The metrics label such a unit
+ * by its engine: one series per container would grow without bound.
+ * Pure. */
+const char *afx_unit_container_engine(const char *name, char *out, size_t size);
+
+/* A container's ID: 64 hexadecimal digits, its NUL. */
+#define AFX_CONTAINER_ID_SIZE 65
+/* Longer names are not shown (podman's are [a-zA-Z0-9][a-zA-Z0-9_.-]*). */
+#define AFX_CONTAINER_NAME_SIZE 128
+
+struct afx_container {
+    char engine[16];            /* "podman", "docker", "containerd", "cri-o"; "" if in none */
+    char id[AFX_CONTAINER_ID_SIZE];
+    char name[AFX_CONTAINER_NAME_SIZE];     /* from the engine's own files, "" if unknown */
+    bool below_unit;            /* found below a service's cgroup: the service may have named it */
+};
+
+/* From the text of /proc/PID/cgroup (as afx_cgroup_unit reads it, the
+ * name=systemd line, else the 0:: one): the container the engine put
+ * the process in, its engine and ID (c->name is left "").  Found only
+ * where an engine puts a container: the unit systemd sees, a scope
+ * "libpod-ID.scope", "docker-ID.scope", "cri-containerd-ID.scope" or
+ * "crio-ID.scope" (the systemd cgroup driver), or the path's first two
+ * components, "/libpod_parent/libpod-ID" or "/docker/ID" (the cgroupfs
+ * driver), or, below a system service, the component right under the
+ * unit, "libpod-payload-ID" (podman's --cgroups=split, as in a quadlet's
+ * service), with c->below_unit set: the service's own processes could
+ * have named that one, so the caller must check it against the engine's
+ * files.  Never deeper: below them the container's own processes may
+ * make cgroups and name them as they like.  An engine's monitor
+ * (libpod-conmon-ID.scope) is the engine's, in no container.  False
+ * (and c zeroed) if in none or the text does not parse.  Pure. */
+bool afx_cgroup_container(const char *text, size_t len, struct afx_container *c);
+
 /* True if name is a system service's name that may be printed in a
  * shell command as afx_unit_shell_word writes it: systemd's unit-name
  * characters only ([A-Za-z0-9:_.\\@-]), not starting with "-" (an

@@ -61,6 +61,15 @@ bool afx_environ_facts(const char *env, size_t len, bool secure, struct afx_env_
             if (strncmp(*e, afx_config_names[v], n) == 0 && (*e)[n] == '=' && values[v] == NULL)
                 values[v] = *e + n + 1;
         }
+    f->preload_set = f->preload_long = false;
+    f->preload[0] = '\0';
+    for (char **e = envp; *e != NULL && !f->preload_set; e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+            f->preload_set = true;
+            f->preload_long = strlen(*e + 11) >= sizeof f->preload;
+            if (!f->preload_long)
+                strcpy(f->preload, *e + 11);
+        }
     afx_config_parse(&f->arenafix, values);
     f->arenafix.log = NULL;     /* it pointed into the copy */
     free(envp);

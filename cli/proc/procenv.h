@@ -12,6 +12,9 @@ struct afx_env_facts {
     bool secure;                /* AT_SECURE: both ignore the environment */
     bool user_limit;            /* glibc applied an arena_max setting */
     struct afx_config arenafix; /* what libarenafix read (defaults if secure) */
+    bool preload_set;           /* LD_PRELOAD is in it (the first, as getenv finds it) */
+    bool preload_long;          /* and longer than preload holds: not kept */
+    char preload[1024];         /* its value, raw: quote it to print it */
 };
 
 /* The AT_SECURE entry of an auxiliary vector (len bytes of native

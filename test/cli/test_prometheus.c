@@ -17,7 +17,7 @@
 
 /* Each metric the monitoring documents (docs/rollout.md) name. */
 static const char *const metrics[] = {
-    "arenafix_glibc_affected", "arenafix_library_installed", "arenafix_processes", "arenafix_processes_fixed",
+    "arenafix_info", "arenafix_glibc_affected", "arenafix_library_installed", "arenafix_processes", "arenafix_processes_fixed",
     "arenafix_process_verdict", "arenafix_scan_timestamp_seconds", "arenafix_scan_duration_seconds",
 };
 
@@ -165,8 +165,10 @@ START_TEST(hit_process_is_a_series)
     const char *count = strstr(r.out, "\narenafix_processes{verdict=\"hit\"} ");
     ck_assert_msg(count != NULL && sscanf(count, "\narenafix_processes{verdict=\"hit\"} %ld", &hit) == 1 && hit >= 1,
                   "%s", r.out);
-    ck_assert_msg(strstr(r.out, "\narenafix_library_installed{version=\"" AFX_VERSION "\",path=\"/") != NULL
-                      && strstr(r.out, "libarenafix.so\"} 1\n") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "\narenafix_info{version=\"" AFX_VERSION "\",glibc_version=\"") != NULL
+                      && strstr(r.out, "\",library=\"/") != NULL && strstr(r.out, "libarenafix.so\"} 1\n") != NULL,
+                  "%s", r.out);
+    ck_assert_msg(strstr(r.out, "\narenafix_library_installed 1\n") != NULL, "%s", r.out);
     promtool_accepts(__func__, r.out);
     run_free(&r);
 }
@@ -321,9 +323,10 @@ START_TEST(writer_gauges)
         .fixed = 4, .unreadable = 2, .timestamp = 1700000000.25, .duration = 1.5,
     };
     char *out = written(&p, &f);
-    ck_assert_line(out, "arenafix_glibc_affected{version=\"2.36\",state=\"affected\"} 1");
-    ck_assert_line(out, "arenafix_library_installed{version=\"" AFX_VERSION
-                        "\",path=\"/usr/lib/arenafix/libarenafix.so\"} 1");
+    ck_assert_line(out, "arenafix_info{version=\"" AFX_VERSION
+                        "\",glibc_version=\"2.36\",library=\"/usr/lib/arenafix/libarenafix.so\"} 1");
+    ck_assert_line(out, "arenafix_glibc_affected{state=\"affected\"} 1");
+    ck_assert_line(out, "arenafix_library_installed 1");
     ck_assert_line(out, "arenafix_processes{verdict=\"hit\"} 7");
     ck_assert_line(out, "arenafix_processes{verdict=\"at_risk\"} 5");
     ck_assert_line(out, "arenafix_processes{verdict=\"cannot_tell\"} 3");
@@ -338,12 +341,23 @@ START_TEST(writer_gauges)
     f.glibc_state = AFX_GLIBC_UNKNOWN;
     f.library = NULL;
     out = written(&p, &f);
-    ck_assert_line(out, "arenafix_glibc_affected{version=\"2.36\",state=\"unknown\"} 0");
-    ck_assert_line(out, "arenafix_library_installed{version=\"\",path=\"\"} 0");
+    ck_assert_line(out, "arenafix_info{version=\"" AFX_VERSION "\",glibc_version=\"2.36\",library=\"\"} 1");
+    ck_assert_line(out, "arenafix_glibc_affected{state=\"unknown\"} 0");
+    ck_assert_line(out, "arenafix_library_installed 0");
     free(out);
     f.glibc_state = AFX_GLIBC_FIXED;
+    f.glibc_version = "2.39";
     out = written(&p, &f);
-    ck_assert_line(out, "arenafix_glibc_affected{version=\"2.36\",state=\"not_affected\"} 0");
+    ck_assert_line(out, "arenafix_glibc_affected{state=\"not_affected\"} 0");
+    ck_assert_line(out, "arenafix_info{version=\"" AFX_VERSION "\",glibc_version=\"2.39\",library=\"\"} 1");
+    /* No version anywhere but in the _info metric: an upgrade changes
+     * no series an alert compares. */
+    for (const char *v = out; (v = strstr(v, "version=")) != NULL; v++) {
+        const char *line = v;
+        while (line > out && line[-1] != '\n')
+            line--;
+        ck_assert_msg(strncmp(line, "arenafix_info{", 14) == 0, "a version outside arenafix_info: %.80s", line);
+    }
     free(out);
 }
 END_TEST
@@ -438,21 +452,22 @@ START_TEST(writer_bound_folds_into_one_other)
     ck_assert_int_eq(total, processes);
     ck_assert_int_eq(count_of(out, "{unit=\"(other)\",comm=\"(other)\",verdict=\"hit\"}"), 1);
     ck_assert_int_eq(count_of(out, "{unit=\"(other)\",comm=\"(other)\",verdict=\"at_risk\"}"), 1);
-    /* A system service's before a user's unit, then by name. */
-    ck_assert_line(out, "arenafix_process_verdict{unit=\"batch.service\",comm=\"w000\",verdict=\"at_risk\"} 2");
-    ck_assert_line(out, "arenafix_process_verdict{unit=\"batch.service\",comm=\"w199\",verdict=\"at_risk\"} 2");
-    ck_assert_msg(strstr(out, "comm=\"w200\"") == NULL && strstr(out, "app.service") == NULL, "%.3000s", out);
-    ck_assert_line(out, "arenafix_process_verdict{unit=\"(other)\",comm=\"(other)\",verdict=\"at_risk\"} 200");
-    ck_assert_line(out, "arenafix_process_verdict{unit=\"(other)\",comm=\"(other)\",verdict=\"hit\"} 600");
+    /* The hit before the at-risk (though of a user's unit, these of a
+     * system service), then by name. */
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"app.service (user)\",comm=\"w000\",verdict=\"hit\"} 2");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"app.service (user)\",comm=\"w199\",verdict=\"hit\"} 2");
+    ck_assert_msg(strstr(out, "comm=\"w200\"") == NULL && strstr(out, "batch.service") == NULL, "%.3000s", out);
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(other)\",comm=\"(other)\",verdict=\"hit\"} 200");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(other)\",comm=\"(other)\",verdict=\"at_risk\"} 600");
     free(out);
 }
 END_TEST
 
 /* Which series are kept is not the first processes' choice: another
  * user's hundreds of hit processes, read first (the low PIDs), in a
- * user's unit, in no unit or in a login session's scope, never push
- * root's or a system service's series into (other); and the same
- * processes in another order keep the same series. */
+ * user's unit, in no unit or in a login session's scope, never push a
+ * hit series of root's or of a system service into (other); and the
+ * same processes in another order keep the same series. */
 START_TEST(writer_ranks_what_an_operator_must_see)
 {
     static struct afx_prom p;
@@ -467,19 +482,22 @@ START_TEST(writer_ranks_what_an_operator_must_see)
             snprintf(comm, sizeof comm, "a%03d", i);
             add(&p, AFX_HIT, attackers[a].unit, attackers[a].user, comm, 65534);
         }
-        add(&p, AFX_AT_RISK, "", false, "rootjob", 0);
-        add(&p, AFX_AT_RISK, "zabbix-agent.service", false, "zabbix_agentd", 110);
+        add(&p, AFX_HIT, "", false, "rootjob", 0);
+        add(&p, AFX_HIT, "zabbix-agent.service", false, "zabbix_agentd", 110);
         add(&p, AFX_HIT, "session-3.scope", false, "make", 0);
         char *out = written(&p, &f);
-        ck_assert_line(out, "arenafix_process_verdict{unit=\"\",comm=\"rootjob\",verdict=\"at_risk\"} 1");
+        ck_assert_line(out, "arenafix_process_verdict{unit=\"\",comm=\"rootjob\",verdict=\"hit\"} 1");
         ck_assert_line(out, "arenafix_process_verdict{unit=\"zabbix-agent.service\",comm=\"zabbix_agentd\","
-                            "verdict=\"at_risk\"} 1");
+                            "verdict=\"hit\"} 1");
         ck_assert_line(out, "arenafix_process_verdict{unit=\"session-3.scope\",comm=\"make\",verdict=\"hit\"} 1");
         ck_assert_line(out, "arenafix_process_verdict{unit=\"(other)\",comm=\"(other)\",verdict=\"hit\"} 53");
         free(out);
     }
 
-    /* Forward and backward, the same file. */
+    /* Forward and backward, the same file.  (A series some of whose
+     * processes are root's ranks higher once the first of them is read,
+     * and its processes read before may have been folded already: the
+     * names that are root's here are root's alone.) */
     char *out[2];
     for (int dir = 0; dir < 2; dir++) {
         for (int k = 0; k < 600; k++) {
@@ -488,13 +506,110 @@ START_TEST(writer_ranks_what_an_operator_must_see)
             snprintf(comm, sizeof comm, "p%03d", i % 37);
             snprintf(unit, sizeof unit, "u%02d.%s", i % 11, i % 4 == 0 ? "scope" : "service");
             add(&p, i % 5 == 0 ? AFX_HIT : AFX_AT_RISK, i % 7 == 0 ? "" : unit, i % 3 == 0, comm,
-                i % 13 == 0 ? 0 : 1000 + i % 2);
+                i % 37 % 13 == 0 ? 0 : 1000 + i % 2);
         }
         out[dir] = written(&p, &f);
     }
     ck_assert_str_eq(out[0], out[1]);
     free(out[0]);
     free(out[1]);
+}
+END_TEST
+
+/* Past the bound, a hit process is kept before at-risk ones, whoever
+ * runs them: 250 at-risk series of root's system services, read first,
+ * do not push nobody's one hit process (in a user's unit) into
+ * (other). */
+START_TEST(writer_keeps_hit_before_at_risk)
+{
+    static struct afx_prom p;
+    const struct afx_prom_facts f = { .glibc_version = "2.36" };
+    for (int i = 0; i < 250; i++) {
+        char unit[32];
+        snprintf(unit, sizeof unit, "s%03d.service", i);
+        add(&p, AFX_AT_RISK, unit, false, "worker", 0);
+    }
+    add(&p, AFX_HIT, "app.service", true, "solver", 65534);
+    add(&p, AFX_HIT, "", false, "batch", 1000);
+    char *out = written(&p, &f);
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"app.service (user)\",comm=\"solver\",verdict=\"hit\"} 1");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"\",comm=\"batch\",verdict=\"hit\"} 1");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(other)\",comm=\"(other)\",verdict=\"at_risk\"} 52");
+    ck_assert_msg(count_of(out, "{unit=\"(other)\",comm=\"(other)\",verdict=\"hit\"}") == 0, "%.3000s", out);
+    /* The at-risk kept are the services' first in name order. */
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"s000.service\",comm=\"worker\",verdict=\"at_risk\"} 1");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"s197.service\",comm=\"worker\",verdict=\"at_risk\"} 1");
+    ck_assert_msg(strstr(out, "s198.service") == NULL, "%.3000s", out);
+    free(out);
+}
+END_TEST
+
+/* A hit process in the cgroup that text (as the kernel writes it)
+ * names. */
+static void add_in_cgroup(struct afx_prom *p, const char *cgroup, const char *comm)
+{
+    memset(&report, 0, sizeof report);
+    report.health = AFX_HIT;
+    ck_assert_msg(afx_cgroup_unit(cgroup, strlen(cgroup), &report.unit), "%s", cgroup);
+    snprintf(report.name, sizeof report.name, "%s", comm);
+    afx_prom_add(p, &report);
+}
+
+/* A container's scope is its engine in the unit label, never its ID:
+ * a host that starts a container a minute would otherwise make a new
+ * series a minute.  Each engine's containers, under systemd's cgroup
+ * driver (rootful, rootless, in a Kubernetes pod's slice), are one
+ * series per command name. */
+START_TEST(writer_folds_container_ids)
+{
+    static struct afx_prom p;
+    const struct afx_prom_facts f = { .glibc_version = "2.36" };
+    static const struct {
+        const char *prefix, *path, *label;
+    } engines[] = {
+        { "0::/machine.slice/libpod-", "", "(podman container)" },
+        { "0::/machine.slice/libpod-conmon-", "", "(podman container)" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-", "", "(podman container) (user)" },
+        { "0::/system.slice/docker-", "/system.slice/sshd.service", "(docker container)" },
+        { "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice/"
+          "cri-containerd-", "", "(containerd container)" },
+        { "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod11111111_2222_3333_4444_555555555555.slice/"
+          "crio-", "", "(cri-o container)" },
+        { "0::/system.slice/crio-conmon-", "", "(cri-o container)" },
+        { "0::/machine.slice/nerdctl-", "", "(nerdctl container)" },
+        { "1:name=systemd:/system.slice/docker-", "", "(docker container)" },
+    };
+    for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++)
+        for (int c = 0; c < 30; c++) {
+            char cgroup[512];
+            snprintf(cgroup, sizeof cgroup, "%s%064x.scope%s\n", engines[e].prefix, 0xc0ffee00 + c + 100 * (int)e,
+                     engines[e].path);
+            add_in_cgroup(&p, cgroup, "postgres");
+        }
+    /* No container ID (64 hexadecimal digits): a unit's name as it is. */
+    add_in_cgroup(&p, "0::/system.slice/docker-abc.scope\n", "postgres");
+    add_in_cgroup(&p, "0::/system.slice/docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope\n",
+                  "postgres");
+    add_in_cgroup(&p, "0::/system.slice/docker.service\n", "dockerd");
+    /* A pod's processes outside a scope (the cgroupfs driver): no unit. */
+    add_in_cgroup(&p, "0::/kubepods/burstable/pod0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/"
+                      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "postgres");
+    char *out = written(&p, &f);
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(podman container)\",comm=\"postgres\",verdict=\"hit\"} 60");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(podman container) (user)\",comm=\"postgres\","
+                        "verdict=\"hit\"} 30");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(docker container)\",comm=\"postgres\",verdict=\"hit\"} 60");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(containerd container)\",comm=\"postgres\",verdict=\"hit\"} 30");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(cri-o container)\",comm=\"postgres\",verdict=\"hit\"} 60");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(nerdctl container)\",comm=\"postgres\",verdict=\"hit\"} 30");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"docker-abc.scope\",comm=\"postgres\",verdict=\"hit\"} 1");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"docker-0123456789ABCDEF0123456789abcdef0123456789abcdef"
+                        "0123456789abcdef.scope\",comm=\"postgres\",verdict=\"hit\"} 1");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"docker.service\",comm=\"dockerd\",verdict=\"hit\"} 1");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"\",comm=\"postgres\",verdict=\"hit\"} 1");
+    ck_assert_int_eq(count_of(out, "\narenafix_process_verdict{"), 10);
+    ck_assert_msg(strstr(out, "c0ffee") == NULL, "a container ID in a label:\n%.3000s", out);
+    free(out);
 }
 END_TEST
 
@@ -598,8 +713,8 @@ static double sample(const char *out, const char *prefix)
 }
 
 /* 210 processes of uid 65534, hit, each of its own name, read first
- * (started first, they have the lower PIDs), then one of root's at
- * risk: root's is a series of its own, not folded into (other). */
+ * (started first, they have the lower PIDs), then one of root's, hit
+ * too: root's is a series of its own, not folded into (other). */
 START_TEST(other_users_cannot_push_roots_series_out)
 {
     enum { ATTACKERS = 210 };
@@ -624,9 +739,9 @@ START_TEST(other_users_cannot_push_roots_series_out)
     }
     snprintf(root_comm, sizeof root_comm, "zroot%d", (int)getpid() % 100000);
     snprintf(path, sizeof path, "%s/%s", dir, root_comm);
-    ck_assert(symlink(test_prog("arenawait"), path) == 0);
+    ck_assert(symlink(affected_loader(g), path) == 0);
     struct live mine;
-    live_start(&mine, NULL, ARGV(path, "2", "pinned"));
+    live_start(&mine, NULL, ARGV(path, "--library-path", g, test_prog("arenawait"), "30", "pinned"));
     struct run r, full;
     run(&r, NULL, ARGV(cli(), "inspect", "--all", "--prometheus", "--no-probe"));
     /* Metrics of more than a stdio buffer: a disk full for one write,
@@ -654,7 +769,7 @@ START_TEST(other_users_cannot_push_roots_series_out)
     /* Whatever unit the test runs in (none, a session's, a service's),
      * theirs and root's share it. */
     char want[128];
-    snprintf(want, sizeof want, ",comm=\"%s\",verdict=\"at_risk\"} 1\n", root_comm);
+    snprintf(want, sizeof want, ",comm=\"%s\",verdict=\"hit\"} 1\n", root_comm);
     ck_assert_msg(strstr(r.out, want) != NULL, "no series %s", want);
     /* Theirs did fill the rest: they were there to push. */
     ck_assert_int_ge(count_of(r.out, ",comm=\"a0") + count_of(r.out, ",comm=\"a1") + count_of(r.out, ",comm=\"a2"),
@@ -982,6 +1097,8 @@ Suite *prometheus_suite(void)
     tcase_add_test(writer, writer_series_by_verdict);
     tcase_add_test(writer, writer_bound_folds_into_one_other);
     tcase_add_test(writer, writer_ranks_what_an_operator_must_see);
+    tcase_add_test(writer, writer_keeps_hit_before_at_risk);
+    tcase_add_test(writer, writer_folds_container_ids);
     tcase_add_test(writer, writer_label_escape);
     tcase_add_test(writer, fixed_by_the_library);
     suite_add_tcase(s, writer);

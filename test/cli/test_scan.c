@@ -23,6 +23,7 @@
 #include "harness.h"
 #include "inspect/denied.h"
 #include "inspect/verdict.h"
+#include "proc/podmanstate.h"
 #include "proc/proccgroup.h"
 #include "proc/procstatus.h"
 
@@ -285,6 +286,140 @@ START_TEST(cgroup_unit)
     /* A NUL inside is not the kernel's either. */
     struct afx_unit u;
     ck_assert(!afx_cgroup_unit("0::/a\0b.service\n", 16, &u));
+}
+END_TEST
+
+/* The container a cgroup text places a process in, "engine id", "" if
+ * none: only where the engine puts it, never from a cgroup below it. */
+static const char *container_of(const char *text)
+{
+    static char got[128];
+    struct afx_container c;
+    if (!afx_cgroup_container(text, strlen(text), &c))
+        return "";
+    snprintf(got, sizeof got, "%s %.4s%s", c.engine, c.id, c.below_unit ? " (below a unit)" : "");
+    return got;
+}
+
+START_TEST(cgroup_container)
+{
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define FAKE "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        /* The systemd driver's scopes, the cgroupfs driver's paths. */
+        { "0::/machine.slice/libpod-" CID ".scope\n", "podman 0123" },
+        { "0::/system.slice/docker-" CID ".scope\n", "docker 0123" },
+        { "0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-" CID ".scope\n", "containerd 0123" },
+        { "0::/kubepods.slice/crio-" CID ".scope\n", "cri-o 0123" },
+        { "9:name=systemd:/libpod_parent/libpod-" CID "\n4:memory:/libpod_parent/libpod-" CID "\n0::/libpod_parent/libpod-" CID "\n",
+          "podman 0123" },
+        { "0::/docker/" CID "\n", "docker 0123" },
+        /* The engine's monitor is the engine's; other units are none. */
+        { "0::/machine.slice/libpod-conmon-" CID ".scope\n", "" },
+        { "0::/system.slice/myapp.service\n", "" },
+        { "0::/libpod_parent/conmon\n", "" },
+        { "0::/libpod-" CID "\n", "" },
+        { "0::/evil/libpod-" CID "\n", "" },
+        { "0::/system.slice/docker/" CID "\n", "" },
+        { "0::/machine.slice/libpod-" CID "x.scope\n", "" },
+        { "0::/machine.slice/libpod-0123.scope\n", "" },
+        /* The tenant's own cgroups below its container name nothing. */
+        { "9:name=systemd:/libpod_parent/libpod-" CID "/libpod-" FAKE "\n0::/\n", "podman 0123" },
+        { "0::/machine.slice/libpod-" CID ".scope/container/docker-" FAKE ".scope\n", "podman 0123" },
+        { "0::/system.slice/a.service/docker/" FAKE "\n", "" },
+        { "0::/system.slice/a.service/libpod_parent/libpod-" FAKE "\n", "" },
+        { "0::/system.slice/a.service/machine.slice/libpod-" FAKE ".scope\n", "" },
+        /* A service's podman with --cgroups=split (a quadlet): right
+         * below the service only, marked to be checked. */
+        { "0::/system.slice/myapp.service/libpod-payload-" CID "\n", "podman 0123 (below a unit)" },
+        { "9:name=systemd:/system.slice/myapp.service/libpod-payload-" CID "/x\n", "podman 0123 (below a unit)" },
+        { "0::/system.slice/myapp.service/x/libpod-payload-" CID "\n", "" },
+        { "0::/system.slice/a.scope/libpod-payload-" CID "\n", "" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/libpod-payload-" CID "\n", "" },
+        { "0::/system.slice/myapp.service/libpod-payload-0123\n", "" },
+        /* Not the kernel's text. */
+        { "0::/x\n0::/docker/" CID "\n", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(container_of(cases[i].text), cases[i].want) == 0, "%s: want '%s', got '%s'",
+                      cases[i].text, cases[i].want, container_of(cases[i].text));
+}
+END_TEST
+
+START_TEST(podman_name)
+{
+    char name[32];
+    static const char json[] =
+        "[{\"id\":\"" FAKE "\",\"names\":[\"other\"],\"metadata\":\"{\\\"name\\\":\\\"x\\\"}\"},"
+        "{\"id\":\"" CID "\",\"names\":[\"web-1.a_b\",\"alias\"],\"image\":\"i\"}]";
+    ck_assert(afx_podman_name(json, strlen(json), CID, name, sizeof name));
+    ck_assert_str_eq(name, "web-1.a_b");
+    ck_assert(afx_podman_name(json, strlen(json), FAKE, name, sizeof name));
+    ck_assert_str_eq(name, "other");
+    /* A name in another field (the metadata's escaped JSON) is not taken. */
+    static const char hidden[] = "[{\"id\":\"x\",\"metadata\":\"{\\\"id\\\":\\\"" CID "\\\",\\\"names\\\":[\\\"evil\\\"]}\"}]";
+    ck_assert(!afx_podman_name(hidden, strlen(hidden), CID, name, sizeof name));
+    ck_assert_str_eq(name, "");
+    /* Nor one after the ID as another field's value. */
+    static const char other[] = "[{\"id\":\"x\",\"layer\":\"" CID "\",\"names\":[\"evil\"]}]";
+    ck_assert(!afx_podman_name(other, strlen(other), CID, name, sizeof name));
+    /* Not a name podman accepts, too long, cut off, another ID. */
+    static const char *const bad[] = {
+        "[{\"id\":\"" CID "\",\"names\":[\"-x\"]}]",
+        "[{\"id\":\"" CID "\",\"names\":[\"a b\"]}]",
+        "[{\"id\":\"" CID "\",\"names\":[\"a\\u001b\"]}]",
+        "[{\"id\":\"" CID "\",\"names\":[\"abcdefghijklmnopqrstuvwxyz0123456789\"]}]",
+        "[{\"id\":\"" CID "\",\"names\":[\"abc",
+        "[{\"id\":\"" CID "\",\"names\":[]}]",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!afx_podman_name(bad[i], strlen(bad[i]), CID, name, sizeof name), "%s", bad[i]);
+    ck_assert(!afx_podman_name(json, strlen(json), "0123", name, sizeof name));
+}
+END_TEST
+
+/* A container's scope by its engine, from the 64 hexadecimal digits of
+ * its ID alone; any other unit is no container's. */
+START_TEST(container_engine)
+{
+#define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+    static const struct {
+        const char *unit, *want;
+    } cases[] = {
+        { "libpod-" ID ".scope", "podman" },
+        { "libpod-conmon-" ID ".scope", "podman" },
+        { "docker-" ID ".scope", "docker" },
+        { "cri-containerd-" ID ".scope", "containerd" },
+        { "crio-" ID ".scope", "cri-o" },
+        { "crio-conmon-" ID ".scope", "cri-o" },
+        { "nerdctl-" ID ".scope", "nerdctl" },
+        { "a-b-" ID ".scope", "a-b" },
+        { "-" ID ".scope", NULL },
+        { "docker" ID ".scope", NULL },
+        { "docker-" ID ".service", NULL },
+        { "docker-" ID "0.scope", NULL },
+        { "docker-" ID ".scope.scope", NULL },
+        { "docker-abc.scope", NULL },
+        { "docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope", NULL },
+        { "docker-g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope", NULL },
+        { "session-3.scope", NULL },
+        { "nginx.service", NULL },
+        { "", NULL },
+    };
+    char out[AFX_UNIT_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = afx_unit_container_engine(cases[i].unit, out, sizeof out);
+        ck_assert_msg(cases[i].want == NULL ? got == NULL : got != NULL && strcmp(got, cases[i].want) == 0,
+                      "%s: want %s, got %s", cases[i].unit, cases[i].want ? cases[i].want : "none",
+                      got ? got : "none");
+    }
+    /* Another engine's prefix, cut to fit. */
+    char small[4];
+    ck_assert_str_eq(afx_unit_container_engine("nerdctl-" ID ".scope", small, sizeof small), "ner");
+    ck_assert_ptr_null(afx_unit_container_engine("nerdctl-" ID ".scope", small, 0));
+#undef ID
 }
 END_TEST
 
@@ -1120,6 +1255,9 @@ Suite *scan_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, stat_flags);
     tcase_add_test(tc, cgroup_unit);
+    tcase_add_test(tc, container_engine);
+    tcase_add_test(tc, cgroup_container);
+    tcase_add_test(tc, podman_name);
     tcase_add_test(tc, unit_commands);
     tcase_add_test(tc, shell_word_at_its_bound);
     tcase_add_test(tc, access_facts);

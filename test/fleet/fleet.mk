@@ -1,7 +1,9 @@
 # make check-fleet: the Ansible role (ansible/) rolled out to three Debian
-# 12 hosts with systemd as PID 1 and sshd (systemd-nspawn containers
-# booted from check-host's kind of root file system), reached over SSH in
-# a network namespace of the suite's own, and rolled back.  See
+# 12 hosts, an emulated RHEL 9 host (the RPMs, installed with rpm) and
+# one of a family the role does not know, each with systemd as PID 1 and
+# sshd (systemd-nspawn containers booted from check-host's kind of root
+# file system), reached over SSH in a network namespace of the suite's
+# own, and rolled back.  See
 # test/fleet/README.md.  Needs root (debootstrap, overlays, nspawn, a
 # network namespace) and the mirror apt uses (the root file system is
 # cached in build/fleet/ between runs).
@@ -22,8 +24,14 @@ check-fleet: $(HOST_PROGS_DIR)/pinnedd
 	t1=$$(date +%s); echo "check-fleet: root file system ready in $$((t1 - t0)) s"; \
 	DEB_BUILD_OPTIONS=nocheck $(MAKE) --no-print-directory deb DEB_OUT=$(abspath $(FLEET)/deb) >$(FLEET)/deb.log 2>&1 || \
 	    { tail -n 30 $(FLEET)/deb.log; exit 1; }; \
-	t2=$$(date +%s); echo "check-fleet: packages built in $$((t2 - t1)) s"; \
+	for rel in old:.fleet9 new:.fleet10; do \
+	    $(MAKE) --no-print-directory rpm RPM_OUT=$(FLEET)/rpm-$${rel%%:*} \
+	        RPMBUILD_EXTRA="--nocheck --define 'dist $${rel#*:}'" >$(FLEET)/rpm-$${rel%%:*}.log 2>&1 || \
+	        { tail -n 30 $(FLEET)/rpm-$${rel%%:*}.log; exit 1; }; \
+	done; \
+	sh test/fleet/releases.sh $(FLEET)/packages $(FLEET)/deb $(FLEET)/rpm-old $(FLEET)/rpm-new >/dev/null; \
+	t2=$$(date +%s); echo "check-fleet: packages built in $$((t2 - t1)) s (two releases of each, .deb and .rpm)"; \
 	rm -rf $(FLEET)/progs; mkdir -p $(FLEET)/progs; cp $(HOST_PROGS_DIR)/pinnedd $(FLEET)/progs/; \
 	python3 test/fleet/run.py --rootfs $(FLEET)/rootfs.tar --rootfs-key $(FLEET)/rootfs.key \
 	    --affected $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC))) --progs $(FLEET)/progs \
-	    --debs $(FLEET)/deb --outdir $(FLEET)
+	    --debs $(FLEET)/packages --version $(VERSION) --outdir $(FLEET)

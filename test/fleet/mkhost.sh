@@ -13,7 +13,16 @@
 # - the workload programs (PROGS: a folder, pinnedd in it) where
 #   check-host's services find them (/srv/afx-check/progs), and the units
 #   UNIT... (files), enabled where they have a WantedBy=.
-# Needs root (chroot, dpkg-divert, file owners).
+#
+# FLEET_OS (environment) makes the host another family's, as far as
+# Ansible and the role can tell (test/fleet/README.md):
+# - el: RHEL 9 (/etc/os-release, /etc/redhat-release; Debian's
+#   /etc/debian_version, dpkg and apt moved out of reach), an rpm
+#   database whose one package declares what the root already has (the
+#   glibc's sonames and symbol versions, /bin/sh), and $LIB's expansion
+#   by Debian's ld.so pointed at RHEL's library directory;
+# - other: a family the role does not know (os-release only).
+# Needs root (chroot, dpkg-divert, file owners); for el also rpmbuild.
 set -eu
 root=$1 name=$2 port=$3 glibc=$4 pubkey=$5 progs=$6
 shift 6
@@ -67,3 +76,56 @@ for unit in "$@"; do
 done
 # The console is the harness's log, not a login prompt.
 chroot "$root" systemctl mask --quiet console-getty.service
+
+aside=$root/srv/afx-check/debian
+case ${FLEET_OS:-debian} in
+debian) ;;
+el)
+    # What Ansible reads the family from (its distribution facts:
+    # os-release, then redhat-release), as on RHEL 9.4.
+    rm -f "$root/etc/os-release"
+    cat >"$root/etc/os-release" <<'OS'
+NAME="Red Hat Enterprise Linux"
+VERSION="9.4 (Plow)"
+ID="rhel"
+ID_LIKE="fedora"
+VERSION_ID="9.4"
+PLATFORM_ID="platform:el9"
+PRETTY_NAME="Red Hat Enterprise Linux 9.4 (Plow)"
+OS
+    echo "Red Hat Enterprise Linux release 9.4 (Plow)" >"$root/etc/redhat-release"
+    # No Debian tool within reach: a role that called one would fail.
+    mkdir -p "$aside"
+    mv "$root/etc/debian_version" "$aside/"
+    for tool in dpkg dpkg-deb dpkg-query dpkg-divert apt apt-get apt-cache; do
+        mv "$root/usr/bin/$tool" "$aside/"
+    done
+    # The rpm database: one package that declares the root's own glibc
+    # and shell, so that rpm checks the packages' dependencies against
+    # what is there, as on RHEL, and installs without --nodeps.
+    libc=$root/lib/$triplet/libc.so.6
+    spec=$root/srv/afx-check/el-base.spec
+    {
+        printf 'Name: el-base\nVersion: 9.4\nRelease: 1\nSummary: What this root has, for rpm\nLicense: MIT\n'
+        printf 'AutoReqProv: no\nProvides: /bin/sh\nProvides: rtld(GNU_HASH)\n'
+        /usr/lib/rpm/elfdeps --provides "$libc" | sort -u | sed 's/^/Provides: /'
+        printf '%%description\nThe Debian files of a check-fleet host, declared to rpm.\n%%files\n'
+    } >"$spec"
+    rpmbuild -bb --quiet --define "_topdir $root/srv/afx-check/rpmbuild" "$spec" >/dev/null ||
+        fail "rpmbuild of el-base failed"
+    chroot "$root" sh -c 'rpm -i --quiet /srv/afx-check/rpmbuild/RPMS/*/el-base-*.rpm' 2>/dev/null ||
+        fail "rpm -i el-base failed"
+    # RHEL's ld.so expands $LIB (in the drop-in's LD_PRELOAD) to lib64,
+    # Debian's to lib/x86_64-linux-gnu: the RPM's library is reached
+    # from there too.
+    ln -s /usr/lib64/arenafix "$root/usr/lib/$triplet/arenafix"
+    ;;
+other)
+    rm -f "$root/etc/os-release"
+    printf 'NAME="Plan 9 from User Space"\nID=plan9\nVERSION_ID="4"\nPRETTY_NAME="Plan 9 4th edition"\n' \
+        >"$root/etc/os-release"
+    mkdir -p "$aside"
+    mv "$root/etc/debian_version" "$aside/"
+    ;;
+*) fail "FLEET_OS=$FLEET_OS: debian, el or other" ;;
+esac

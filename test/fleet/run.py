@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""make check-fleet: the Ansible role (ansible/) rolled out to three
-Debian 12 hosts that run systemd as PID 1 and sshd, and rolled back.
+"""make check-fleet: the Ansible role (ansible/) rolled out to five hosts
+that run systemd as PID 1 and sshd, and rolled back: three Debian 12
+hosts, one that Ansible and the role see as RHEL 9 (the RPMs installed
+with rpm), one of a family the role does not know.
 
 Each host is a systemd-nspawn container booted (-b) from the root file
 system check-host's mkrootfs.sh makes (with this suite's package list),
@@ -10,6 +12,13 @@ one overlay per host, and reached by Debian's ansible-core over SSH on
   afx-hit    affected glibc (dpkg-divert), afx-pinned.service: hit
   afx-calm   affected glibc, afx-spread.service: unpinned threads, fine
   afx-fixed  the system's fixed glibc, afx-pinned.service: fine
+  afx-el     RHEL 9 as far as Ansible can tell (mkhost.sh FLEET_OS=el),
+             affected glibc, afx-pinned.service: hit
+  afx-odd    a family the role does not know, first in the inventory:
+             it fails alone, and the rollout goes on
+
+The package folder holds two releases of each package, of both kinds
+(releases.sh): every host must get the newer, and keep it.
 
 The services are pinnedd (test/host/progs), which counts its own arenas
 with malloc_info and writes the count to its ready file: that count, not
@@ -45,8 +54,9 @@ TIMER = "arenafix-textfile.timer"
 
 
 class Host:
-    def __init__(self, name, port, affected, unit, ready, threads):
+    def __init__(self, name, port, affected, unit, ready, threads, os="debian"):
         self.name = name
+        self.os = os              # mkhost.sh's FLEET_OS
         self.port = port
         self.affected = affected
         self.unit = unit          # its workload service
@@ -62,10 +72,20 @@ class Host:
 
 
 HOSTS = [
+    Host("afx-odd", 2205, False, None, None, 0, os="other"),
     Host("afx-hit", 2201, True, "afx-pinned.service", "/run/afx-pinned.ready", 32),
     Host("afx-calm", 2202, True, "afx-spread.service", "/run/afx-spread.ready", 4),
     Host("afx-fixed", 2203, False, "afx-pinned.service", "/run/afx-pinned.ready", 32),
+    Host("afx-el", 2204, True, "afx-pinned.service", "/run/afx-pinned.ready", 32, os="el"),
 ]
+ODD, HIT, CALM, FIXED, EL = HOSTS
+# The hosts with a workload, judged by its own count.
+WORKED = [h for h in HOSTS if h.unit]
+RPM_LIB = "/usr/lib64/arenafix/libarenafix.so"
+# node_exporter's textfile directory by family (the role's vars/main.yml).
+DEB_TEXTFILE = "/var/lib/prometheus/node-exporter"
+EL_TEXTFILE = "/var/lib/node_exporter/textfile_collector"
+CACHE = "/var/cache/arenafix-rollout"
 
 
 def run(cmd, check=True, **kw):
@@ -117,13 +137,14 @@ class Fleet:
                 os.makedirs(os.path.join(h.dir, sub))
             run(["mount", "-t", "overlay", "overlay", "-o",
                  "lowerdir=%s,upperdir=%s/upper,workdir=%s/work" % (base, h.dir, h.dir), h.root])
-            units = [os.path.join(TOP, "test", "host", "guest", "afx-pinned.service")
-                     if h.unit == "afx-pinned.service" else os.path.join(HERE, h.unit)]
+            units = ([] if h.unit is None else
+                     [os.path.join(TOP, "test", "host", "guest", "afx-pinned.service")
+                      if h.unit == "afx-pinned.service" else os.path.join(HERE, h.unit)])
             if h.name == "afx-hit":
                 units.append(os.path.join(HERE, STUBBORN))
             r = run(["sh", os.path.join(HERE, "mkhost.sh"), h.root, h.name, str(h.port),
                      self.a.affected if h.affected else "fixed", self.key + ".pub", self.a.progs] + units,
-                    check=False)
+                    check=False, env=dict(os.environ, FLEET_OS=h.os))
             if r.returncode != 0:
                 raise RuntimeError("%s: mkhost.sh failed:\n%s" % (h.name, r.stdout))
         with open(self.inventory, "w") as f:
@@ -152,7 +173,7 @@ class Fleet:
                 # the base system failed, listed in the notes), multi-user
                 # reached, the workload ready.
                 r = self.ssh(h, "systemctl is-system-running --wait >/dev/null; "
-                                "systemctl is-active --quiet multi-user.target && cat %s" % h.ready,
+                                "systemctl is-active --quiet multi-user.target && cat %s" % (h.ready or "/dev/null"),
                              check=False, timeout=60)
                 if r.returncode == 0:
                     h.boot_s = time.monotonic() - t0
@@ -205,11 +226,21 @@ class Fleet:
             return subprocess.CompletedProcess(cmd, 124, "timed out", "")
 
     def facts(self, h):
-        """What the suite judges a host by, read over SSH."""
-        r = self.ssh(h, "systemctl show -p MainPID --value %s; cat %s; cat /sys/devices/system/cpu/online; "
-                        "dpkg-query -W -f '${Version}' arenafix 2>/dev/null; echo; "
-                        "ls %s 2>/dev/null | wc -l; ls -d /tmp/*.arenafix 2>/dev/null | wc -l"
-                     % (h.unit, h.ready, DROPIN % h.unit), check=False)
+        """What the suite judges a host by, read over SSH: its service's
+        main PID and own count, the arenafix package's version as the
+        host's own package manager has it, the drop-in, scratch
+        directories left, and (RPM) whether the service maps the RPM's
+        library."""
+        if h.unit is None:
+            r = self.ssh(h, "ls -d /tmp/*.arenafix %s /usr/bin/arenafix 2>/dev/null | wc -l" % CACHE, check=False)
+            return {"raw": r.stdout, "pid": None, "left": r.stdout.strip()}
+        version = ("rpm -q --quiet arenafix && rpm -q --qf '%{VERSION}-%{RELEASE}' arenafix" if h.os == "el"
+                   else "dpkg-query -W -f '${Version}' arenafix 2>/dev/null")
+        r = self.ssh(h, "pid=$(systemctl show -p MainPID --value %s); echo $pid; cat %s; "
+                        "cat /sys/devices/system/cpu/online; %s; echo; "
+                        "ls %s 2>/dev/null | wc -l; ls -d /tmp/*.arenafix 2>/dev/null | wc -l; "
+                        "grep -c %s /proc/$pid/maps 2>/dev/null || :"
+                     % (h.unit, h.ready, version, DROPIN % h.unit, RPM_LIB), check=False)
         lines = r.stdout.splitlines()
         f = {"raw": r.stdout}
         try:
@@ -220,6 +251,7 @@ class Fleet:
             f["package"] = lines[3].strip()
             f["dropin"] = lines[4].strip() != "0"
             f["scratch"] = lines[5].strip() != "0"
+            f["rpm_lib"] = lines[6].strip() not in ("", "0")
         except (IndexError, KeyError, ValueError):
             f["pid"] = None
         return f
@@ -321,11 +353,24 @@ class Play:
         self.recap = {}
         for m in self.RECAP.finditer(text):
             self.recap[m.group(1)] = {"ok": int(m.group(2)), "changed": int(m.group(3)),
-                                      "unreachable": int(m.group(4)), "failed": int(m.group(5))}
+                                      "unreachable": int(m.group(4)), "failed": int(m.group(5)),
+                                      "ignored": int(m.group(8))}
 
     def batches(self, name):
         """How many batches the play NAME ran in (a PLAY line per batch)."""
         return self.text.count("PLAY [%s]" % name)
+
+    def hosts_in(self, name):
+        """The hosts the play NAME ran a task on (its task lines)."""
+        seen, inside = set(), False
+        for line in self.text.splitlines():
+            if line.startswith(("PLAY [", "PLAY RECAP")):
+                inside = line.startswith("PLAY [%s]" % name)
+                continue
+            m = re.match(r"^\w+: \[([^\]\s]+)", line)
+            if inside and m:
+                seen.add(m.group(1))
+        return sorted(seen)
 
     def changed(self, h):
         return self.recap.get(h.name, {}).get("changed")
@@ -372,7 +417,8 @@ def main():
     p.add_argument("--rootfs-key", required=True)
     p.add_argument("--affected", required=True, help="the folder of the affected libc.so.6")
     p.add_argument("--progs", required=True, help="a folder holding pinnedd")
-    p.add_argument("--debs", required=True, help="the folder of the project's .debs")
+    p.add_argument("--debs", required=True, help="the package folder (releases.sh): two releases, .deb and .rpm")
+    p.add_argument("--version", required=True, help="the project's version (releases.sh names the newer releases)")
     p.add_argument("--outdir", required=True)
     p.add_argument("--ansible", default=os.path.join(TOP, "ansible"),
                    help="the playbooks and role to run (default: this tree's ansible/)")
@@ -402,26 +448,30 @@ def check(fleet, r, notes):
     if failed:
         notes.append("%s: units of the base system that failed at boot (not this suite's): %s"
                      % (SUITE, "; ".join(failed)))
-    hit, calm, fixed = HOSTS
+    # The releases the package folder holds (releases.sh): the newer of each.
+    newest = {"debian": fleet.a.version + "+fleet1", "el": fleet.a.version + "-1.fleet10"}
+    hit, calm, fixed, el = HIT, CALM, FIXED, EL
     fleet.add_service(hit, os.path.join(HERE, ATRISK), ATRISK_READY)
 
     before = {h.name: fleet.facts(h) for h in HOSTS}
-    for h in HOSTS:
+    for h in WORKED:
         f = before[h.name]
         if f["pid"] is None:
             raise RuntimeError("%s: cannot read the facts of %s:\n%s" % (h.name, h.unit, f["raw"]))
         want = fixed_arenas(h.threads, f["online"])
-        print("%s: host %s at 127.0.0.1:%d (network namespace %s): %s glibc, %s PID %d: %d arenas for %d threads "
-              "(a fixed glibc: %d)" % (SUITE, h.name, h.port, NETNS, "affected" if h.affected else "fixed", h.unit,
-                                      f["pid"], f["arenas"], h.threads, want))
+        print("%s: host %s (%s) at 127.0.0.1:%d (network namespace %s): %s glibc, %s PID %d: %d arenas for %d "
+              "threads (a fixed glibc: %d)" % (SUITE, h.name, h.os, h.port, NETNS, "affected" if h.affected else "fixed",
+                                              h.unit, f["pid"], f["arenas"], h.threads, want))
+    print("%s: host %s (%s) at 127.0.0.1:%d: no workload" % (SUITE, ODD.name, ODD.os, ODD.port))
     risk0 = fleet.service(hit, ATRISK, ATRISK_READY)
     print("%s: host %s: %s PID %s: %s arenas for %d pinned threads" % (SUITE, hit.name, ATRISK, risk0["pid"],
                                                                     risk0.get("arenas"), ATRISK_THREADS))
     sys.stdout.flush()
     online = before[hit.name]["online"]
-    r.check("before: %s on %s is hit (pinnedd's own count)" % (hit.unit, hit.name),
-            before[hit.name]["arenas"] < fixed_arenas(hit.threads, online),
-            "%d arenas, a fixed glibc makes %d" % (before[hit.name]["arenas"], fixed_arenas(hit.threads, online)))
+    for h in (hit, el):
+        r.check("before: %s on %s is hit (pinnedd's own count)" % (h.unit, h.name),
+                before[h.name]["arenas"] < fixed_arenas(h.threads, online),
+                "%d arenas, a fixed glibc makes %d" % (before[h.name]["arenas"], fixed_arenas(h.threads, online)))
     for h in (calm, fixed):
         r.check("before: %s on %s is not hit" % (h.unit, h.name),
                 before[h.name]["arenas"] == fixed_arenas(h.threads, online),
@@ -436,45 +486,53 @@ def check(fleet, r, notes):
     notes.append("%s: --check before the rollout: %.0f s" % (SUITE, play.seconds))
     r.check("--check: ends with success on every host", play.rc == 0 and all(play.clean(h) for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
-    r.check("--check: reports changes on the hit host, none on the fixed one",
-            (play.changed(hit) or 0) > 0 and play.changed(fixed) == 0,
+    r.check("--check: reports changes on the hit hosts, none on the fixed one",
+            (play.changed(hit) or 0) > 0 and (play.changed(el) or 0) > 0 and play.changed(fixed) == 0,
             "changed: %s" % {h.name: play.changed(h) for h in HOSTS})
-    r.check("--check: says it would enable %s on %s" % (hit.unit, hit.name),
-            re.search(r"changed: \[%s\] => \(item=%s\)" % (hit.name, re.escape(hit.unit)), play.text) is not None,
-            "see %s" % play.log)
+    for h in (hit, el):
+        r.check("--check: says it would enable %s on %s" % (h.unit, h.name),
+                re.search(r"changed: \[%s\] => \(item=%s\)" % (h.name, re.escape(h.unit)), play.text) is not None,
+                "see %s" % play.log)
     r.check("--check: would not enable %s (at risk: only what is hit, by default)" % ATRISK,
             "(item=%s)" % ATRISK not in play.text, "see %s" % play.log)
-    rep = fleet.report(hit, "check")
-    r.check("--check: %s's JSON report on the controller is the check's (%s.check.json)" % (hit.name, hit.name),
-            rep is not None and rep.get("run") == "check" and hit.unit in rep.get("enabled", []),
-            "%s" % (rep and {k: rep.get(k) for k in ("run", "enabled")}))
+    reps = {h.name: fleet.report(h, "check") for h in HOSTS}
+    r.check("--check: the JSON reports on the controller are the check's (HOST.check.json): %s and %s would "
+            "enable %s" % (hit.name, el.name, hit.unit),
+            all(reps[h.name] is not None and reps[h.name].get("run") == "check" for h in HOSTS)
+            and all(hit.unit in (reps[h.name] or {}).get("enabled", []) for h in (hit, el)),
+            "%s" % {k: v and {f: v.get(f) for f in ("run", "enabled")} for k, v in reps.items()})
     same_as(fleet, r, "--check", before, HOSTS)
 
     # The rollout, in one batch: arenafix_serial from the inventory's
     # [all:vars].
-    play = fleet.playbook("first", "site.yml", inventory="[all:vars]\narenafix_serial=3\n")
+    play = fleet.playbook("first", "site.yml", inventory="[all:vars]\narenafix_serial=%d\n" % len(HOSTS))
     notes.append("%s: first rollout: %.0f s" % (SUITE, play.seconds))
     print("\n%s: the role's report of each host, first run:" % SUITE)
     print("\n".join(play.reports()))
     print("\n".join(play.recap_lines()))
     r.check("rollout: ends with success on every host", play.rc == 0 and all(play.clean(h) for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
-    r.check("rollout: arenafix_serial=3 in the inventory's [all:vars]: the three hosts in one batch",
+    r.check("rollout: arenafix_serial=%d in the inventory's [all:vars]: the %d hosts in one batch"
+            % (len(HOSTS), len(HOSTS)),
             play.batches("Roll out arenafix") == 1, "%d batches" % play.batches("Roll out arenafix"))
     after = {h.name: fleet.facts(h) for h in HOSTS}
-    a = after[hit.name]
-    r.check("rollout: %s on %s was restarted" % (hit.unit, hit.name),
-            a["pid"] is not None and a["pid"] != before[hit.name]["pid"],
-            "PID %s, before %s" % (a["pid"], before[hit.name]["pid"]))
-    r.check("rollout: %s on %s is fine (pinnedd's own count is the fixed glibc's)" % (hit.unit, hit.name),
-            a.get("arenas") == fixed_arenas(hit.threads, online),
-            "%s arenas, want %d" % (a.get("arenas"), fixed_arenas(hit.threads, online)))
-    v = fleet.inspect(hit, a["pid"]) if a["pid"] else {}
-    r.check("rollout: arenafix inspect on %s says %s is fine with the library" % (hit.name, hit.unit),
-            v.get("verdict") == "fine" and v.get("libarenafix") is True,
-            "%s: %s" % (v.get("verdict"), v.get("reason")))
-    r.check("rollout: %s has arenafix's drop-in and the package" % hit.name,
-            a.get("dropin") and a.get("package") != "", "drop-in %s, package %r" % (a.get("dropin"), a.get("package")))
+    odd_failure(r, "rollout", play, after[ODD.name], fleet.report(ODD, "rollout"))
+    for h in (hit, el):
+        a = after[h.name]
+        r.check("rollout: %s on %s was restarted" % (h.unit, h.name),
+                a["pid"] is not None and a["pid"] != before[h.name]["pid"],
+                "PID %s, before %s" % (a["pid"], before[h.name]["pid"]))
+        r.check("rollout: %s on %s is fine (pinnedd's own count is the fixed glibc's)" % (h.unit, h.name),
+                a.get("arenas") == fixed_arenas(h.threads, online),
+                "%s arenas, want %d" % (a.get("arenas"), fixed_arenas(h.threads, online)))
+        v = fleet.inspect(h, a["pid"]) if a["pid"] else {}
+        r.check("rollout: arenafix inspect on %s says %s is fine with the library" % (h.name, h.unit),
+                v.get("verdict") == "fine" and v.get("libarenafix") is True,
+                "%s: %s" % (v.get("verdict"), v.get("reason")))
+        r.check("rollout: %s has arenafix's drop-in and the package" % h.name,
+                a.get("dropin") and a.get("package") != "", "drop-in %s, package %r" % (a.get("dropin"), a.get("package")))
+    r.check("rollout: %s's service maps the RPM's library (%s)" % (el.name, RPM_LIB), after[el.name].get("rpm_lib"),
+            "see %s" % play.log)
     risk1 = fleet.service(hit, ATRISK, ATRISK_READY)
     r.check("rollout: %s on %s (at risk, not hit) was left running as it was, no drop-in" % (ATRISK, hit.name),
             risk1["pid"] == risk0["pid"] and risk1.get("dropin") is False,
@@ -484,38 +542,51 @@ def check(fleet, r, notes):
             c.get("package") != "" and c["pid"] == before[calm.name]["pid"] and not c.get("dropin"),
             "package %r, PID %s (before %s), drop-in %s" % (c.get("package"), c["pid"], before[calm.name]["pid"],
                                                            c.get("dropin")))
+    r.check("rollout: the newer of the folder's two releases on every host it installs on (%s)"
+            % ", ".join("%s %s" % (h.name, newest[h.os]) for h in (hit, calm, el)),
+            all(after[h.name].get("package") == newest[h.os] for h in (hit, calm, el)),
+            ", ".join("%s %r" % (h.name, after[h.name].get("package")) for h in (hit, calm, el)))
     r.check("rollout: %s (fixed glibc) was skipped: changed nothing, installed nothing" % fixed.name,
             play.changed(fixed) == 0 and same(before[fixed.name], after[fixed.name]),
             "changed %s; before %s; after %s" % (play.changed(fixed), brief(before[fixed.name]),
                                                  brief(after[fixed.name])))
     timers = {h.name: fleet.timer(h) for h in HOSTS}
-    r.check("rollout: %s enabled and active where the role installed (%s, %s), not on %s"
-            % (TIMER, hit.name, calm.name, fixed.name),
-            timers[hit.name] == timers[calm.name] == "enabled active" and timers[fixed.name] != "enabled active",
+    r.check("rollout: %s enabled and active where the role installed (%s, %s, %s), not on %s or %s"
+            % (TIMER, hit.name, calm.name, el.name, fixed.name, ODD.name),
+            timers[hit.name] == timers[calm.name] == timers[el.name] == "enabled active"
+            and timers[fixed.name] != "enabled active" and timers[ODD.name] != "enabled active",
             "%s" % timers)
     r.check("rollout: no scratch directory left on any host",
-            not any(after[h.name].get("scratch") for h in HOSTS),
-            ", ".join("%s %s" % (h.name, after[h.name].get("scratch")) for h in HOSTS))
+            not any(after[h.name].get("scratch") for h in WORKED),
+            ", ".join("%s %s" % (h.name, after[h.name].get("scratch")) for h in WORKED))
     reps = {h.name: fleet.report(h, "rollout") for h in HOSTS}
-    rh, rc_, rf = reps[hit.name] or {}, reps[calm.name] or {}, reps[fixed.name] or {}
+    rh, rc_, rf, re_ = (reps[h.name] or {} for h in (hit, calm, fixed, el))
     r.check("rollout: a JSON report per host on the controller says what was probed, installed, scanned, "
             "restarted and verified",
-            rh.get("probe", {}).get("verdict") == "affected" and len(rh.get("installed", [])) == 2
-            and rh.get("scan", {}).get("hit") == 1 and rh.get("restarted") == [hit.unit]
-            and [(x.get("unit"), x.get("pid"), x.get("verdict")) for x in rh.get("verified", [])]
-            == [(hit.unit, a["pid"], "fine")]
+            all(rep.get("probe", {}).get("verdict") == "affected" and len(rep.get("installed", [])) == 2
+                and rep.get("scan", {}).get("hit") == 1 and rep.get("restarted") == [h.unit]
+                and [(x.get("unit"), x.get("pid"), x.get("verdict")) for x in rep.get("verified", [])]
+                == [(h.unit, after[h.name]["pid"], "fine")]
+                and rep.get("metrics_timer") == "enabled and started" and rep.get("failed") is False
+                for h, rep in ((hit, rh), (el, re_)))
             and [(x.get("unit"), x.get("verdict")) for x in rh.get("not_fixed", [])] == [(ATRISK, "at risk")]
-            and rh.get("metrics_timer") == "enabled and started" and rh.get("failed") is False
+            and all(f.endswith(".deb") for f in rh.get("installed", []))
+            and all(f.endswith(".rpm") for f in re_.get("installed", []))
             and rc_.get("restarted") == [] and len(rc_.get("installed", [])) == 2
             and rf.get("skipped") is True and rf.get("installed") == [] and rf.get("probe", {}).get("verdict")
             == "not affected",
             "reports %s; see %s" % ({k: v and {f: v.get(f) for f in ("probe", "installed", "restarted", "verified",
                                                                          "not_fixed", "skipped", "metrics_timer")}
                                      for k, v in reps.items()}, fleet.reports))
+    r.check("rollout: each report names node_exporter's textfile directory of its host's family (%s: %s)"
+            % (el.name, EL_TEXTFILE),
+            rh.get("metrics_dir") == DEB_TEXTFILE and rc_.get("metrics_dir") == DEB_TEXTFILE
+            and re_.get("metrics_dir") == EL_TEXTFILE,
+            "%s" % {k: v and v.get("metrics_dir") for k, v in reps.items()})
 
     # Again: nothing to do.  arenafix_serial from group_vars/all.yml
     # beside the inventory.
-    play = fleet.playbook("second", "site.yml", group_vars_all="arenafix_serial: 3\n")
+    play = fleet.playbook("second", "site.yml", group_vars_all="arenafix_serial: %d\n" % len(HOSTS))
     notes.append("%s: second rollout: %.0f s" % (SUITE, play.seconds))
     print("\n%s: the role's report of each host, second run:" % SUITE)
     print("\n".join(play.reports()))
@@ -523,10 +594,11 @@ def check(fleet, r, notes):
     r.check("second rollout: changed=0 on every host, nothing failed",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
-    r.check("second rollout: arenafix_serial: 3 in group_vars/all.yml: one batch",
+    r.check("second rollout: arenafix_serial: %d in group_vars/all.yml: one batch" % len(HOSTS),
             play.batches("Roll out arenafix") == 1, "%d batches" % play.batches("Roll out arenafix"))
     again = {h.name: fleet.facts(h) for h in HOSTS}
-    same_as(fleet, r, "second rollout", after, HOSTS, again)
+    same_as(fleet, r, "second rollout", after, WORKED, again)
+    odd_failure(r, "second rollout", play, again[ODD.name], fleet.report(ODD, "rollout"))
 
     play = fleet.playbook("check-after", "site.yml", "--check")
     notes.append("%s: --check after the rollout: %.0f s" % (SUITE, play.seconds))
@@ -542,24 +614,34 @@ def check(fleet, r, notes):
     print("\n%s: rollback, arenafix_services: [%s]:" % (SUITE, short))
     print("\n".join(play.reports()))
     print("\n".join(play.recap_lines()))
-    r.check("rollback, arenafix_services: [%s]: ends with success on every host; changes only %s" % (short, hit.name),
+    r.check("rollback, arenafix_services: [%s]: ends with success on every host; changes only %s and %s"
+            % (short, hit.name, el.name),
             play.rc == 0 and all(play.clean(h) for h in HOSTS) and (play.changed(hit) or 0) > 0
-            and play.changed(calm) == 0 and play.changed(fixed) == 0,
+            and (play.changed(el) or 0) > 0 and all(play.changed(h) == 0 for h in HOSTS if h not in (hit, el)),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
     back = {h.name: fleet.facts(h) for h in HOSTS}
+    for h in (hit, el):
+        a, b = after[h.name], back[h.name]
+        r.check("rollback: %s on %s restarted without the drop-in, hit again (pinnedd's own count)"
+                % (h.unit, h.name),
+                b["pid"] is not None and b["pid"] != a["pid"] and not b.get("dropin")
+                and b.get("arenas") == before[h.name]["arenas"],
+                "PID %s (was %s), drop-in %s, %s arenas (before the rollout %d)"
+                % (b["pid"], a["pid"], b.get("dropin"), b.get("arenas"), before[h.name]["arenas"]))
     b = back[hit.name]
-    r.check("rollback: %s on %s restarted without the drop-in, hit again (pinnedd's own count)" % (hit.unit, hit.name),
-            b["pid"] is not None and b["pid"] != a["pid"] and not b.get("dropin")
-            and b.get("arenas") == before[hit.name]["arenas"],
-            "PID %s (was %s), drop-in %s, %s arenas (before the rollout %d)"
-            % (b["pid"], a["pid"], b.get("dropin"), b.get("arenas"), before[hit.name]["arenas"]))
     v = fleet.inspect(hit, b["pid"]) if b["pid"] else {}
     r.check("rollback: arenafix inspect on %s says %s is hit" % (hit.name, hit.unit),
             v.get("verdict") == "hit", "%s: %s" % (v.get("verdict"), v.get("reason")))
-    rep = fleet.report(hit, "rollback")
-    r.check("rollback: %s's JSON report says %s was disabled and restarted" % (hit.name, hit.unit),
-            rep is not None and rep.get("disabled") == [hit.unit] and rep.get("restarted") == [hit.unit],
-            "%s" % rep)
+    reps = {h.name: fleet.report(h, "rollback") for h in (hit, el)}
+    r.check("rollback: the JSON reports of %s and %s say %s was disabled and restarted" % (hit.name, el.name, hit.unit),
+            all(rep is not None and rep.get("disabled") == [hit.unit] and rep.get("restarted") == [hit.unit]
+                for rep in reps.values()),
+            "%s" % reps)
+    rep = fleet.report(ODD, "rollback") or {}
+    r.check("rollback: %s (a family the role does not know) is left, and its report says why" % ODD.name,
+            play.recap.get(ODD.name, {}).get("ignored") == 1
+            and "installs only on the Debian and RedHat families" in rep.get("left", ""),
+            "recap %s, report %s" % (play.recap.get(ODD.name), rep))
     play = fleet.playbook("rollback-again", "rollback.yml")
     r.check("rollback again: changed=0 on every host",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
@@ -589,8 +671,9 @@ def check(fleet, r, notes):
     now = fleet.facts(hit)
     risk2 = fleet.service(hit, ATRISK, ATRISK_READY)
     rep = fleet.report(hit, "rollout") or {}
-    r.check("arenafix_hosts=%s in the inventory's [all:vars]: only %s touched" % (hit.name, hit.name),
-            sorted(play.recap) == [hit.name], "recap %s" % play.recap)
+    r.check("arenafix_hosts=%s in the inventory's [all:vars]: only %s rolled out" % (hit.name, hit.name),
+            play.hosts_in("Roll out arenafix") == [hit.name] and play.recap.get(hit.name, {}).get("changed", 0) > 0,
+            "hosts of the rollout's play %s, recap %s" % (play.hosts_in("Roll out arenafix"), play.recap))
     r.check("arenafix_restart_mode=list: %s got the drop-in and was not restarted; the report says its restart "
             "is pending" % hit.unit,
             play.rc == 0 and play.clean(hit) and now.get("dropin") and now["pid"] == b["pid"]
@@ -638,28 +721,34 @@ def check(fleet, r, notes):
             and "%s (PID" % STUBBORN in failure.get("message", ""),
             "report %s" % {k: rep.get(k) for k in ("restarted", "failed")})
 
-    # The default threshold, 0, in a batch of two: the failed host stops
-    # the rollout though the other one of its batch is sound (a host
-    # that fails inside a block with an "always" section is not counted
-    # by max_fail_percentage until that section fails it again).
+    # The default threshold, 0, in a batch of two (the inventory's first
+    # two hosts: the unknown family's, then the hit one): the failed host
+    # stops the rollout though the other one of its batch failed only as
+    # ignored (a host that fails inside a block with an "always" section
+    # is not counted by max_fail_percentage until that section fails it
+    # again).
     stubborn_inventory = "[fleet]\n%s arenafix_services=%s\n" % (hit.name, STUBBORN)
     play = fleet.playbook("threshold-0", "site.yml", "-e", "arenafix_serial=2", "-e", "arenafix_verify_retries=2",
                           inventory=stubborn_inventory)
     r.check("-e arenafix_serial=2: %s fails in a batch with %s, and the rollout stops there: %s is not touched"
-            % (hit.name, calm.name, fixed.name),
-            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and fixed.name not in play.recap
+            % (hit.name, ODD.name, calm.name),
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1
+            and play.recap.get(ODD.name, {}).get("ignored") == 1 and calm.name not in play.recap
             and play.batches("Roll out arenafix") == 1,
             "status %d, recap %s, %d batches; see %s" % (play.rc, play.recap, play.batches("Roll out arenafix"),
                                                         play.log))
 
     # The threshold from the inventory, the batch size from -e: with 50%,
-    # one failed host of a batch of two lets the rollout go on.
+    # one failed host of a batch of two lets the rollout go on; the
+    # other's ignored failure (the unknown family) is not counted, or
+    # the batch would be 100% failed and stop it.
     play = fleet.playbook("threshold", "site.yml", "-e", "arenafix_serial=2", "-e", "arenafix_verify_retries=2",
                           inventory="[all:vars]\narenafix_max_fail_percentage=50\n\n" + stubborn_inventory)
-    r.check("arenafix_max_fail_percentage=50 (inventory), -e arenafix_serial=2: %s fails, %s goes on, then %s"
-            % (hit.name, calm.name, fixed.name),
-            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and play.clean(calm)
-            and play.clean(fixed) and play.batches("Roll out arenafix") == 2,
+    r.check("arenafix_max_fail_percentage=50 (inventory), -e arenafix_serial=2: %s fails beside %s (ignored, not "
+            "counted), the rollout goes on to %s, %s and %s" % (hit.name, ODD.name, calm.name, fixed.name, el.name),
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1
+            and play.recap.get(ODD.name, {}).get("ignored") == 1 and play.clean(calm)
+            and play.clean(fixed) and play.clean(el) and play.batches("Roll out arenafix") == 3,
             "status %d, recap %s, %d batches; see %s" % (play.rc, play.recap, play.batches("Roll out arenafix"),
                                                         play.log))
 
@@ -669,8 +758,8 @@ def check(fleet, r, notes):
                           "-e", "arenafix_restart_mode=interactive")
     r.check("-e arenafix_verify_retries=many -e arenafix_restart_mode=interactive: refused (argument_specs), "
             "nothing changed",
-            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1
-            and all(c["changed"] == 0 for c in play.recap.values())
+            play.rc != 0 and len(play.recap) > 0
+            and all(c["failed"] == 1 and c["changed"] == 0 for c in play.recap.values())
             and "arenafix_verify_retries' is of type" in play.text
             and "arenafix_restart_mode must be one of: automatic, list" in play.text,
             "status %d, recap %s; see %s" % (play.rc, play.recap, play.log))
@@ -692,6 +781,48 @@ def check(fleet, r, notes):
             % (play.rc, hit.unit, last.get("dropin"), last["pid"], now[hit.name]["pid"], ATRISK, risk5.get("dropin"),
                risk5["pid"], risk4["pid"], {k: rep.get(k) for k in ("disabled", "restarted", "restart_pending")},
                play.log))
+
+    # The rollback's purge, by each host's family: apt on the Debian
+    # host, rpm -e on the RHEL 9 one (no apt, no dnf there); el's
+    # service, fixed again by the threshold run, restarted without it.
+    prev = fleet.facts(el)
+    play = fleet.playbook("rollback-purge", "rollback.yml", "--limit", "%s,%s" % (hit.name, el.name),
+                          "-e", "arenafix_rollback_purge=true")
+    gone = {h.name: fleet.facts(h) for h in (hit, el)}
+    reps = {h.name: fleet.report(h, "rollback") or {} for h in (hit, el)}
+    r.check("rollback -e arenafix_rollback_purge=true: the packages removed on %s (apt) and %s (rpm -e), %s on %s "
+            "restarted without the drop-in" % (hit.name, el.name, el.unit, el.name),
+            play.rc == 0 and play.clean(hit) and play.clean(el)
+            and all(g.get("package") == "" for g in gone.values())
+            and all(rep.get("packages") == "purged" for rep in reps.values())
+            and prev.get("dropin") and not gone[el.name].get("dropin") and gone[el.name]["pid"] != prev["pid"]
+            and gone[el.name].get("arenas") == before[el.name]["arenas"],
+            "status %d; packages %s; %s drop-in %s -> %s, PID %s -> %s, %s arenas; see %s"
+            % (play.rc, {k: g.get("package") for k, g in gone.items()}, el.name, prev.get("dropin"),
+               gone[el.name].get("dropin"), prev["pid"], gone[el.name]["pid"], gone[el.name].get("arenas"), play.log))
+
+
+def odd_failure(r, step, play, facts, report):
+    """The host of an unknown family, first in the inventory: failed
+    alone with the role's message, not counted (ignored), nothing left
+    on it, its JSON report saying why, and the hosts after it rolled out
+    all the same."""
+    m = re.search(r"fatal: \[%s\]: FAILED! => .*?\"msg\": \"([^\"]*)\"" % ODD.name, play.text)
+    rec = play.recap.get(ODD.name, {})
+    r.check("%s: %s (a family the role does not know) fails alone, saying so, and is left as it was"
+            % (step, ODD.name),
+            m is not None and "installs only on the Debian and RedHat families" in m.group(1)
+            and rec.get("failed") == 0 and rec.get("ignored") == 1 and rec.get("changed") == 0
+            and facts.get("left") == "0",
+            "message %r, recap %s, scratch/cache/command left: %s; see %s"
+            % (m.group(1) if m else None, rec, facts.get("left"), play.log))
+    r.check("%s: %s's JSON report says why it was left, and that nothing was done there" % (step, ODD.name),
+            report is not None and m is not None and report.get("left") == m.group(1)
+            and report.get("failed") is False and report.get("installed") == [] and report.get("enabled") == []
+            and report.get("restarted") == [],
+            "report %s" % report)
+    r.check("%s: the hosts after %s were rolled out all the same" % (step, ODD.name),
+            all(play.recap.get(h.name, {}).get("ok", 0) > 0 for h in WORKED), "recap %s" % play.recap)
 
 
 def brief(f):

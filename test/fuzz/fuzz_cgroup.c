@@ -79,6 +79,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!found)
             abort();
     }
+    /* A container: a known engine, an ID of 64 hexadecimal digits that
+     * is in the input, never one where the text does not parse. */
+    struct afx_container c;
+    if (afx_cgroup_container(text, size, &c)) {
+        if (!ok || strlen(c.id) != AFX_CONTAINER_ID_SIZE - 1 || strspn(c.id, "0123456789abcdef") != strlen(c.id)
+            || memmem(text, size, c.id, strlen(c.id)) == NULL || c.name[0] != '\0'
+            || (strcmp(c.engine, "podman") != 0 && strcmp(c.engine, "docker") != 0
+                && strcmp(c.engine, "containerd") != 0 && strcmp(c.engine, "cri-o") != 0))
+            abort();
+    } else if (c.engine[0] != '\0' || c.id[0] != '\0') {
+        abort();
+    }
     /* The input as a name, cut at its first NUL. */
     char name[AFX_UNIT_MAX + 1];
     size_t n = size < AFX_UNIT_MAX ? size : AFX_UNIT_MAX;

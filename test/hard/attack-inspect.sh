@@ -177,8 +177,7 @@ p_attack_scan() {
         "$HOME_DIR/ld-linux-x86-64.so.2" "$HOME_DIR/libc.so.6" >"$HOME_DIR/hostile.out" 2>&1 &
     HPID=$!
     APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do grep -q '^ready' "$HOME_DIR/hostile.out" && break; sleep 0.1; done
+    await "the hostile program's ready" grep -q '^ready' "$HOME_DIR/hostile.out"
     # A scan that waited on the process's ld.so would meet the limit;
     # one that ran it is in the trace.
     LIMIT=30 run out err strace -f -qq -e trace=execve,execveat -o trace "$CLI" inspect --all

@@ -174,8 +174,7 @@ p_attack_probe_setuid_race() {
         "$HOME_DIR/ld-linux-x86-64.so.2" "$HOME_DIR/libc.so.6" <"$IN" >"$HOME_DIR/hostile.race" 2>&1 &
     HPID=$!
     APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do grep -q '^ready' "$HOME_DIR/hostile.race" && break; sleep 0.1; done
+    await "the racing program's ready" grep -q '^ready' "$HOME_DIR/hostile.race"
     inspect_while_it_turns_setuid out
     ! grep -q 'shadow=yes' out || die "the process's ld.so read /etc/shadow"
     ! grep -q 'jail uid=' out || die "the process's ld.so ran"
@@ -189,7 +188,7 @@ p_attack_probe_setuid_race() {
         'trap "exec $0" USR1; echo ready; while :; do sleep 0.1; done' "$SUID" <"$IN" >"$HOME_DIR/shell.out" 2>&1 &
     HPID=$!
     APIDS+=("$HPID")
-    for _ in $(seq 50); do grep -q '^ready' "$HOME_DIR/shell.out" && break; sleep 0.1; done
+    await "the shell's ready" grep -q '^ready' "$HOME_DIR/shell.out"
     inspect_while_it_turns_setuid out
     [ -e "$FLIPPED" ] || die "inspect never reached its jail, or the shell did not turn setuid"
     grep -q 'not probed: its credentials changed while it was read' out || die "probed across the change"
@@ -280,8 +279,7 @@ p_attack_probe_planted_libc() {
         /bin/sleep 600 &
     HPID=$!
     APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do grep -q "$lib/libc.so.6" "/proc/$HPID/maps" 2>/dev/null && break; sleep 0.1; done
+    await "$lib/libc.so.6 mapped in $HPID" grep -q "$lib/libc.so.6" "/proc/$HPID/maps"
     grep -q "$lib/libc.so.6" "/proc/$HPID/maps" || die "the process does not map $lib/libc.so.6"
     # Planted once the process runs: it maps the checked file.
     as_attacker cp "$AFFECTED/libc.so.6" "$lib/x86_64/libc.so.6" || die "plant"
@@ -320,8 +318,7 @@ p_attack_scan_banner() {
         "$TEST_BIN/arenawait" 4 <"$IN" >"$HOME_DIR/arenawait.out" 2>&1 &
     HPID=$!
     APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do grep -q '^arenas=' "$HOME_DIR/arenawait.out" && break; sleep 0.1; done
+    await "arenawait's count" grep -q '^arenas=' "$HOME_DIR/arenawait.out"
     LIMIT=60 run out err "$CLI" inspect --all
     grep -E "^ *$HPID " out
     tail -2 out
@@ -388,8 +385,7 @@ p_attack_probe_chroot() {
     chroot --userspec="$AUID:$AGID" "$root" /bin/sleep 600 &
     HPID=$!
     APIDS+=("$HPID")
-    local _
-    for _ in $(seq 50); do grep -q "$root$sys/libc.so.6" "/proc/$HPID/maps" 2>/dev/null && break; sleep 0.1; done
+    await "$root$sys/libc.so.6 mapped in $HPID" grep -q "$root$sys/libc.so.6" "/proc/$HPID/maps"
     # Its /proc a plain directory: the probe's program, /proc/self/fd/N,
     # would be whatever is there.  Not run.
     LIMIT=60 run out err "$CLI" inspect "$HPID"

@@ -36,6 +36,15 @@ FIXED_ARENAS=$("$TEST_BIN/fixedarenas" $THREADS "$ONLINE")
 
 die() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
+# await WHAT CMD...: until CMD succeeds, every 0.1 s; a process that is
+# slow to start on a loaded machine is waited for (up to 120 s, a hang),
+# never judged before it is there.
+await() {
+    local what=$1 i
+    shift
+    for i in $(seq 1200); do "$@" && return 0; sleep 0.1; done
+    die "$what: not after 120 s"
+}
 
 # t CMD...: every command is bounded, so a hang is a failure, not a stall.
 t() { timeout -k 5 "${LIMIT:-120}" "$@"; }

@@ -629,6 +629,29 @@ START_TEST(verbose_names_the_process)
 }
 END_TEST
 
+/* `arenafix -v` of a program that makes no thread: one line, at its
+ * exit, from the process itself (none from a child it forks), and none
+ * more where a thread was made (the decision has its own). */
+START_TEST(verbose_without_a_thread)
+{
+    const char *env[] = { "ARENAFIX_VERBOSE=1", NULL };
+    const char *fork_only[] = { "fork", NULL };
+    for (int i = 0; i < afx_nglibcs; i++) {
+        afx_run(&c, &afx_glibcs[i], afx_testlib, env, "steps", fork_only);
+        ck_assert_msg(c.status == 0, "%s: %s", afx_glibcs[i].name, c.err);
+        ck_assert_msg(matches(c.err, "^arenafix: steps\\[[0-9]+\\]: glibc [0-9.]+, [0-9]+ CPUs "
+                                     "online: no pthread_create or thrd_create was seen"),
+                      "%s: %s", afx_glibcs[i].name, c.err);
+        ck_assert_msg(afx_log_lines(&c) == 1, "%s: %s", afx_glibcs[i].name, c.err);
+    }
+    const char *one[] = { "one", "fork", NULL };
+    afx_run(&c, &afx_glibcs[0], afx_testlib, env, "steps", one);
+    ck_assert_msg(c.status == 0, "%s", c.err);
+    ck_assert_msg(!matches(c.err, "no pthread_create"), "%s", c.err);
+    ck_assert_int_eq(afx_log_lines(&c), 1);
+}
+END_TEST
+
 START_TEST(verbose_to_a_file)
 {
     char path[] = "/tmp/afx-log-XXXXXX", var[64], text[4096] = "";
@@ -666,6 +689,7 @@ Suite *fidelity_suite(void)
     tcase_add_test(tc, glibc_malloc_wrappers);
     tcase_add_test(tc, errno_kept_when_sys_is_missing);
     tcase_add_test(tc, verbose_names_the_process);
+    tcase_add_test(tc, verbose_without_a_thread);
     tcase_add_test(tc, verbose_to_a_file);
     suite_add_tcase(s, tc);
     return s;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make check-monitor: the proof with Debian's own node_exporter.
 #
-#   textfile.sh CLI LIBRARY ARENAWAIT UNIT_FILE
+#   textfile.sh CLI LIBRARY ARENAWAIT UNIT_FILE RULES
 #
 # A hit process of another user (arenawait's 30 pinned threads on the
 # affected glibc, as nobody); the service's own command line, read from
@@ -10,9 +10,12 @@
 # serves it on 127.0.0.1 and /metrics must show the hit series.  Then
 # the process runs again with LIBRARY preloaded, the textfile is written
 # again, and the hit series must be gone and the fine count higher.
-# Both scrapes' arenafix lines are printed.
+# Both scrapes' arenafix lines are printed.  What the alert rules of
+# RULES take from node_exporter must be what it serves: the file's
+# mtime under a file label their selector matches, and, for a file it
+# cannot parse, none of arenafix's series (ArenafixMetricsAbsent).
 set -u
-cli=$(realpath "$1") lib=$(realpath "$2") arenawait=$(realpath "$3") unit=$4
+cli=$(realpath "$1") lib=$(realpath "$2") arenawait=$(realpath "$3") unit=$4 rules=$5
 me=check-monitor
 
 skip() {
@@ -80,11 +83,12 @@ start() {
     fi
     proc=$!
     exec 3> "$tmp/hold"
-    for _ in $(seq 100); do
+    # Generous: a loaded host may take long to start it; a hang fails.
+    for _ in $(seq 1200); do
         grep -q '^arenas=' "$tmp/proc.out" && return 0
         sleep 0.1
     done
-    fail "arenawait never said its arenas"
+    fail "arenawait never said its arenas in 120 s"
 }
 stop() {
     exec 3>&-
@@ -130,10 +134,18 @@ stop
 
 start "$lib"
 write_textfile
+# The restarted process itself, judged alone: the host-wide counts move
+# with whatever else runs on the host meanwhile.
+"$cli" inspect --json "$proc" > "$tmp/fixed.json" 2>&1
 scrape > "$tmp/after" || fail "the second scrape failed"
 echo "$me: scraped from node_exporter after it restarted with libarenafix (PID $proc):"
 grep '^arenafix_' "$tmp/after" | sed 's/^/    /'
 stop
+
+# A file node_exporter cannot parse (a scan cut short by hand, another
+# writer's): what it serves then.
+printf 'arenafix_processes{verdict="hit" 1\n' > "$tmp/textfile/arenafix.prom"
+scrape > "$tmp/broken" || fail "the scrape of a broken file failed"
 
 fine() {
     sed -n 's/^arenafix_processes{verdict="fine"} //p' "$1"
@@ -144,6 +156,23 @@ grep -q '^arenafix_process_verdict{comm="afxmonhit",unit="[^"]*",verdict="hit"} 
     fail "no hit series for nobody's afxmonhit in the first scrape (the unit's capabilities: $bounding)"
 grep -q '^arenafix_processes{verdict="hit"} [1-9]' "$tmp/before" || fail "no hit process counted"
 grep -q "^arenafix_process_verdict{.*comm=\"afxmonhit\"" "$tmp/after" && fail "afxmonhit still has a series after the fix"
-[ "$(fine "$tmp/after")" -gt "$(fine "$tmp/before")" ] || fail "the fine count did not rise: $(fine "$tmp/before") then $(fine "$tmp/after")"
+grep -Eq '"verdict": ?"fine"' "$tmp/fixed.json" && grep -Eq '"libarenafix": ?true' "$tmp/fixed.json" ||
+    fail "the restarted process is not fine with libarenafix: $(cat "$tmp/fixed.json")"
+[ -n "$(fine "$tmp/after")" ] || fail "no fine count after the fix"
 grep -q '^arenafix_processes_fixed [1-9]' "$tmp/after" || fail "no process counted as fixed by libarenafix"
+grep -q '^arenafix_info{glibc_version="[0-9.]*",library="[^"]*",version="[^"]*"} 1$' "$tmp/after" ||
+    fail "no arenafix_info with its versions"
+grep '^arenafix_' "$tmp/after" | grep -v '^arenafix_info{' | grep 'version=' &&
+    fail "a version outside arenafix_info"
+# The stale rule's selector of the file, as PromQL's string holds it.
+selector=$(sed -n 's/.*node_textfile_mtime_seconds{file=~"\([^"]*\)"}.*/\1/p' "$rules" | sed 's/\\\\/\\/g')
+[ -n "$selector" ] || fail "$rules: no node_textfile_mtime_seconds{file=~...} selector"
+label=$(sed -n 's/^node_textfile_mtime_seconds{file="\([^"]*\)"} .*/\1/p' "$tmp/after")
+[ -n "$label" ] || fail "node_exporter served no node_textfile_mtime_seconds"
+printf '%s\n' "$label" | grep -Eqx "$selector" ||
+    fail "node_exporter's file label $label is not matched by $rules's selector $selector"
+grep -q '^node_textfile_scrape_error 1$' "$tmp/broken" || fail "node_exporter read a broken textfile without an error"
+grep -E '^(arenafix_|node_textfile_mtime_seconds)' "$tmp/broken" &&
+    fail "node_exporter serves some of a file it cannot parse: ArenafixMetricsAbsent would not see it"
+echo "$me: node_exporter serves the file's mtime as file=\"$label\" (the stale rule's $selector), and nothing of a file it cannot parse"
 echo "$me: node_exporter proof passed"

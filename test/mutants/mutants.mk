@@ -3,7 +3,7 @@
 # applied to a copy of the tree in build/mutants/tree (never to this
 # one), what it changes is rebuilt there, and the suites of that part run
 # against it until one fails (shim/: check-exports, check-unit,
-# check-shim, check-real; cli/: check-cli, then check-attack);
+# check-shim, check-real, then check-attack; cli/: check-cli, then check-attack);
 # test/mutants/run.sh says what it reports.  Not part of `make check`: it
 # runs every suite once per mutant (check-mutants-list, which is, only
 # checks the lists against the code).
@@ -30,5 +30,5 @@ mutants-build-common: $(SHIM_LIB) $(CLI_BIN)
 # alone, with only what they need built: not hard-build's sanitizer and
 # fuzz builds, which no attacker property runs.  Each property skips
 # when not run as root.
-check-attack: $(SHIM_LIB) $(CLI_BIN) $(B)/test/hostile $(HARD_PROGS)
+check-attack: $(SHIM_LIB) $(CLI_BIN) $(B)/test/hostile $(B)/test/arenawait $(B)/test/fixedarenas $(HARD_PROGS)
 	$(HARD_ENV) HARD_ONLY='^attack' bash test/hard/run.sh

@@ -4,9 +4,10 @@
 # command, cli/) is applied to a copy of the tree, what it changes is
 # rebuilt there, and the suites of that part run against it in this
 # order until one fails:
-#   shim/  the library: check-exports, check-unit, check-shim, check-real
-#   cli/   the command: check-cli, then check-attack (the root attacker
-#          properties of check-hard, test/hard/attack-*.sh)
+#   shim/  the library: check-exports, check-unit, check-shim, check-real,
+#          then check-attack (the root attacker properties of check-hard,
+#          test/hard/attack-*.sh: a planted log file, among others)
+#   cli/   the command: check-cli, then check-attack
 # A mutant is
 #   killed     some suite failed, twice in a row (a test that fails now
 #              and then kills nothing), or ran past the time limit; or it
@@ -58,7 +59,7 @@ logs=$work/logs
 # The parts a mutant may change, by the folder of its file: the suites
 # that test that part, in order, and what to rebuild first.
 # common/ is built into both, so both parts' suites test it.
-declare -A part_suites=([shim]="check-exports check-unit check-shim check-real"
+declare -A part_suites=([shim]="check-exports check-unit check-shim check-real check-attack"
                         [cli]="check-cli check-attack"
                         [common]="check-exports check-unit check-shim check-real check-cli check-attack")
 declare -A part_build=([shim]=shim/libarenafix.so [cli]=build/cli/arenafix [common]=mutants-build-common)

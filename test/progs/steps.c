@@ -10,6 +10,7 @@
  *   mallopt:max:V   mallopt(M_ARENA_MAX, V); libc-mallopt:max:V the same
  *                   through __libc_mallopt; mallopt:test:V M_ARENA_TEST
  *   timer           a SIGEV_THREAD timer fires (glibc's helper thread)
+ *   fork            a child is forked and exits through exit()
  *   aio             a POSIX AIO read (glibc's helper thread)
  *   hidden:N        N threads, started through dlsym on a
  *                   dlopen("libpthread.so.0") handle, malloc and stay
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <threads.h>
 #include <time.h>
 #include <unistd.h>
@@ -176,7 +178,17 @@ static void step(const char *s)
         mallopt(option(name, -1), n);
     else if (sscanf(s, "libc-mallopt:%63[a-z]:%d", name, &n) == 2)
         __libc_mallopt(option(name, -1), n);
-    else if (strcmp(s, "timer") == 0)
+    else if (strcmp(s, "fork") == 0) {
+        /* A child that exits through exit(), destructors and all. */
+        pid_t pid = fork();
+        if (pid < 0)
+            die("fork", errno);
+        if (pid == 0)
+            exit(0);
+        int status;
+        if (waitpid(pid, &status, 0) != pid || status != 0)
+            die("the forked child", ECHILD);
+    } else if (strcmp(s, "timer") == 0)
         timer();
     else if (strcmp(s, "aio") == 0)
         aio();

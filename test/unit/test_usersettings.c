@@ -167,6 +167,36 @@ START_TEST(malloc_arena_max_env)
 }
 END_TEST
 
+/* The constructor parses nothing (and asks nothing of the auxiliary
+ * vector) where this says no: it must say yes wherever arenafix or glibc
+ * would read a setting, and no for an ordinary login. */
+START_TEST(settings_found_before_they_are_parsed)
+{
+    static const char *const with[][3] = {
+        { "MALLOC_ARENA_MAX=2", NULL },
+        { "HOME=/root", "MALLOC_ARENA_TEST=4", NULL },
+        { "GLIBC_TUNABLES=glibc.malloc.arena_max=3", NULL },
+        { "GLIBC_TUNABLES=", NULL },
+        { "ARENAFIX_MODE=off", NULL },
+        { "A=1", "ARENAFIX_VERBOSE=1", NULL },
+        { "ARENAFIX_LOG=/tmp/x", NULL },
+    };
+    for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
+        ck_assert_msg(afx_env_has_settings((char *const *)with[i]), "missed %s", with[i][0]);
+    static const char *const without[] = {
+        "MAIL=/var/mail/root", "MANPATH=/usr/share/man", "GLIBC_TUNABLE=x", "GLIBC_TUNABLES",
+        "MALLOC_ARENA", "MALLOC_CHECK_=3", "ARENAFIX", "AR=ar", "GOPATH=/go", "_=/bin/true",
+        "", NULL,
+    };
+    ck_assert(!afx_env_has_settings((char *const *)without));
+    ck_assert(!afx_env_has_settings(NULL));
+    /* Whatever the scan would take, the pass finds first. */
+    struct afx_user_settings u;
+    afx_user_scan((char *const *)without, false, &u);
+    ck_assert(u.arena_max_from == AFX_UNSET && u.arena_test_from == AFX_UNSET);
+}
+END_TEST
+
 Suite *usersettings_suite(void)
 {
     Suite *s = suite_create("usersettings");
@@ -178,6 +208,7 @@ Suite *usersettings_suite(void)
     tcase_add_test(tc, environment_as_glibc_reads_it);
     tcase_add_test(tc, before_cve_fix);
     tcase_add_test(tc, malloc_arena_max_env);
+    tcase_add_test(tc, settings_found_before_they_are_parsed);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -331,6 +331,16 @@ def check_main(c):
               "domains": domains, "domains0": domains})
     c.spread("item 5: shim counts %d online CPUs again" % CPUS, "hotplug-back", "self", "yes",
              "affected", MANY, CPUS, True, shim_arenas(MANY, CPUS), online=CPUS, sees=CPUS)
+    # Back after each process made 7 threads over the 15 CPUs it started
+    # with: the fixed glibc counts 16 when it fixes its limit, and so must
+    # the shim when it sets its own (the line at the first thread said 15).
+    c.spread("item 5: cpu%d back after 7 threads: system glibc" % OFFLINE_CPU,
+             "hotplug-mid", "self", "no", "system", MANY, len(rest), True,
+             glibc_arenas(MANY, CPUS))
+    c.expect("item 5: cpu%d back after 7 threads: affected glibc, shim" % OFFLINE_CPU,
+             c.find("hotplug-mid", path="self", shim="yes", glibc="affected"),
+             {"rc": 0, "threads": MANY, "allowed": len(rest), "cpus_used": len(rest),
+              "arenas": shim_arenas(MANY, CPUS)})
     c.finished()
 
 

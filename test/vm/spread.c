@@ -109,10 +109,19 @@ static enum path parse_path(const char *name)
     exit(2);
 }
 
+/* Say so on stderr, then wait until FILE exists. */
+static void wait_for(const char *file)
+{
+    fprintf(stderr, "ready\n");
+    while (access(file, F_OK) != 0)
+        usleep(10000);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: spread self|attr|inherit|none THREADS [hold | wait FILE]\n");
+        fprintf(stderr,
+                "usage: spread self|attr|inherit|none THREADS [hold | wait FILE | pause N FILE]\n");
         return 2;
     }
     path = parse_path(argv[1]);
@@ -120,11 +129,11 @@ int main(int argc, char **argv)
     int hold = argc > 3 && strcmp(argv[3], "hold") == 0;
     if (threads < 1)
         die("THREADS", EINVAL);
-    if (argc > 4 && strcmp(argv[3], "wait") == 0) {
-        fprintf(stderr, "ready\n");
-        while (access(argv[4], F_OK) != 0)
-            usleep(10000);
-    }
+    if (argc > 4 && strcmp(argv[3], "wait") == 0)
+        wait_for(argv[4]);
+    /* pause N FILE: wait after the first N threads are made (the CPUs
+     * they are spread over are those allowed at the start). */
+    int pause_after = argc > 5 && strcmp(argv[3], "pause") == 0 ? atoi(argv[4]) : -1;
 
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
@@ -141,6 +150,8 @@ int main(int argc, char **argv)
 
     pthread_barrier_init(&all_attached, NULL, (unsigned)threads);
     for (int i = 0; i < threads; i++) {
+        if (i == pause_after)
+            wait_for(argv[5]);
         args[i].cpu = path == PATH_NONE ? -1 : cpus[i % ncpus];
         args[i].verified_cpu = -1;
         pthread_attr_t attr;

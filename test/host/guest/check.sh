@@ -65,7 +65,7 @@ textfile() {
         printf 'nobody=%s ' "$(grep -c '^arenafix_process_verdict{unit="afx-nobody[.]service",comm="pinnedd",verdict="hit"} 1$' $PROM)"
         printf 'unreadable=%s ' "$(sed -n 's/^arenafix_processes{verdict="unreadable"} //p' $PROM)"
         printf 'affected=%s ' "$(grep -c '^arenafix_glibc_affected{.*} 1$' $PROM)"
-        printf 'library=%s' "$(grep -c '^arenafix_library_installed{.*} 1$' $PROM)")"
+        printf 'library=%s' "$(grep -c '^arenafix_library_installed 1$' $PROM)")"
 }
 
 # say FILE CMD...: what the operator saw, for the record (AFXSAY lines

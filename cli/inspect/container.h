@@ -1,0 +1,29 @@
+/* The container a process runs in, read from the host: the engine and
+ * ID from its cgroup (proccgroup.h), the name from the engine's own
+ * files on the host.  Nothing of the container's is executed, nor read
+ * through its root: its tenant owns what is in there. */
+#ifndef AFX_CONTAINER_H
+#define AFX_CONTAINER_H
+
+#include "proc/proccgroup.h"
+#include "readfile.h"
+
+/* Where rootful podman's storage (the default graphroot) records its
+ * containers, their IDs and names. */
+#define AFX_PODMAN_CONTAINERS "/var/lib/containers/storage/overlay-containers/containers.json"
+/* Where it keeps what runs: each container's userdata/pidfile, its first
+ * process's PID as the runtime wrote it. */
+#define AFX_PODMAN_RUN "/run/containers/storage/overlay-containers"
+
+/* Its container, from /proc/PID/cgroup; c->engine "" if in none.  A
+ * podman container's name is taken from AFX_PODMAN_CONTAINERS only
+ * when that file and every directory on its way are root's and no one
+ * else may write them (a link is not followed); else c->name is "".
+ * One found below a service's cgroup (c->below_unit), where the
+ * service's processes could have named their own, counts only if it
+ * shares the mount namespace of the container's first process, as
+ * podman's pidfile (root's alone, as above) gives its PID; else it is
+ * in no container. */
+void afx_read_container(long pid, const struct afx_deadline *by, struct afx_container *c);
+
+#endif

@@ -1,0 +1,161 @@
+#include "hostglibc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probe/glibctrust.h"
+#include "probe/probe.h"
+#include "proc/mappedfile.h"
+#include "selfexe.h"
+
+/* Copies compared already, by file: a host's containers share a few
+ * images, each with many processes.  A file changed in place is
+ * compared again. */
+struct compared {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+    bool same;
+};
+#define COMPARED_MAX 64
+
+/* Not on the stack: the report is large (its maps). */
+static struct afx_report self;
+
+void afx_host_glibc_probe(struct afx_host_glibc *h, const struct afx_host *host, bool probe)
+{
+    char path[PATH_MAX], err[512];
+    const char *what;
+    struct afx_probe p;
+    *h = (struct afx_host_glibc){ .state = AFX_GLIBC_UNKNOWN, .fd = -1 };
+    if (!probe) {
+        snprintf(h->note, sizeof h->note, "not probed (--no-probe)");
+        return;
+    }
+    self = (struct afx_report){ .pid = getpid(), .host = *host };
+    int failed = afx_report_read(&self, &what);
+    afx_report_close(&self);
+    if (failed != 0 || !self.libc_known || !afx_self_path(path, sizeof path) || strcmp(path, self.exe) != 0) {
+        snprintf(h->note, sizeof h->note, "not probed: cannot tell which glibc this command runs on");
+        return;
+    }
+    /* Not through an explicit loader: the children would not run on
+     * the same libc then. */
+    struct afx_glibc g = { .loader_fd = -1 };
+    if (!afx_probe_glibc(&g, host->online, NULL, &p, err, sizeof err)) {
+        snprintf(h->note, sizeof h->note, "the probe of the host's glibc failed: %.200s", err);
+        return;
+    }
+    h->probed = true;
+    h->dev = self.libc_dev;
+    h->ino = self.libc_ino;
+    h->state = p.verdict == AFX_AFFECTED ? AFX_GLIBC_AFFECTED
+               : p.verdict == AFX_NOT_AFFECTED ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
+    snprintf(h->note, sizeof h->note, "the host's glibc, probed once: %s", p.reason);
+    struct stat st;
+    h->fd = afx_mapped_open(self.pid, &self.maps.libc);
+    if (h->fd >= 0 && (fstat(h->fd, &st) != 0 || st.st_dev != h->dev || st.st_ino != h->ino)) {
+        close(h->fd);
+        h->fd = -1;
+    }
+}
+
+/* Files a and b hold the same bytes (b's size already a's). */
+static bool same_bytes(int a, int b, off_t size)
+{
+    static char x[1 << 16], y[1 << 16];
+    for (off_t at = 0; at < size;) {
+        size_t want = size - at < (off_t)sizeof x ? (size_t)(size - at) : sizeof x;
+        if (pread(a, x, want, at) != (ssize_t)want || pread(b, y, want, at) != (ssize_t)want
+            || memcmp(x, y, want) != 0)
+            return false;
+        at += (off_t)want;
+    }
+    return true;
+}
+
+/* r's libc is a copy of the host's probed libc.so.6, byte for byte. */
+static bool copy_of_host(const struct afx_report *r, const struct afx_host_glibc *h)
+{
+    static struct compared seen[COMPARED_MAX];
+    static size_t count, oldest;
+    struct stat mine, host;
+    if (h->fd < 0 || fstat(h->fd, &host) != 0)
+        return false;
+    int fd = afx_mapped_open(r->pid, &r->maps.libc);
+    if (fd < 0)
+        return false;
+    bool same = false;
+    if (fstat(fd, &mine) == 0 && S_ISREG(mine.st_mode) && mine.st_size == host.st_size) {
+        for (size_t i = 0; i < count; i++)
+            if (seen[i].dev == mine.st_dev && seen[i].ino == mine.st_ino && seen[i].size == mine.st_size
+                && seen[i].mtime.tv_sec == mine.st_mtim.tv_sec && seen[i].mtime.tv_nsec == mine.st_mtim.tv_nsec
+                && seen[i].ctime.tv_sec == mine.st_ctim.tv_sec && seen[i].ctime.tv_nsec == mine.st_ctim.tv_nsec) {
+                close(fd);
+                return seen[i].same;
+            }
+        same = same_bytes(h->fd, fd, host.st_size);
+        struct compared *c = count < COMPARED_MAX ? &seen[count++] : &seen[oldest];
+        if (c == &seen[oldest] && count == COMPARED_MAX)
+            oldest = (oldest + 1) % COMPARED_MAX;
+        *c = (struct compared){ mine.st_dev, mine.st_ino, mine.st_size, mine.st_mtim, mine.st_ctim, same };
+    }
+    close(fd);
+    return same;
+}
+
+/* Its libc is a file only root can have written (glibctrust.h): only
+ * then does its banner say which glibc it is.  Why not in why. */
+static bool banner_trusted(const struct afx_report *r, char *why, size_t size)
+{
+    static struct afx_proc_root pr;
+    if (!afx_proc_root_open(r->pid, &pr, why, size))
+        return false;
+    int fd = afx_mapped_open(r->pid, &r->maps.libc);
+    bool ok = fd >= 0 && afx_glibc_trusted(&pr, &r->maps.libc, fd, why, size);
+    if (fd < 0)
+        snprintf(why, size, "cannot open it: %s", strerror(errno));
+    else
+        close(fd);
+    afx_proc_root_close(&pr);
+    return ok;
+}
+
+void afx_judge_glibc_unrun(struct afx_report *r, const struct afx_host_glibc *h)
+{
+    char why[PATH_MAX + 160];
+    if (r->probe_note[0] != '\0')
+        return;     /* no glibc mapped */
+    if (h->probed && r->libc_known && r->libc_dev == h->dev && r->libc_ino == h->ino) {
+        r->state = h->state;
+        snprintf(r->probe_note, sizeof r->probe_note, "%s", h->note);
+        return;
+    }
+    if (h->probed && copy_of_host(r, h)) {
+        r->state = h->state;
+        snprintf(r->probe_note, sizeof r->probe_note, "its libc.so.6 is the host's byte for byte (%s)", h->note);
+        return;
+    }
+    if (!banner_trusted(r, why, sizeof why)) {
+        r->state = AFX_GLIBC_UNKNOWN;
+        r->untested = true;
+        snprintf(r->probe_note, sizeof r->probe_note,
+                 "not probed: its libc.so.6 %.120s: %.200s; what its banner says (%s) is not taken", r->maps.libc.path,
+                 why, r->glibc);
+        return;
+    }
+    r->state = afx_glibc_state_by_version(r->glibc);
+    if (r->state == AFX_GLIBC_FIXED)
+        snprintf(r->probe_note, sizeof r->probe_note,
+                 "not probed: glibc %s counts the online CPUs (the bug is in 2.34 to 2.38)", r->glibc);
+    else
+        snprintf(r->probe_note, sizeof r->probe_note,
+                 "not probed: a glibc %s may carry the fix or not; %s", r->glibc,
+                 r->container.engine[0] ? "its container's files are its own, never run as root"
+                                        : "arenafix inspect PID probes it");
+}
