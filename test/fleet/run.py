@@ -45,6 +45,12 @@ NETNS = "afx-fleet-%d" % os.getpid()
 BOOT_TIMEOUT_S = 180
 DROPIN = "/etc/systemd/system/%s.d/arenafix.conf"
 STUBBORN = "afx-stubborn.service"
+# On the hit host, besides its hit service: one at risk (pinned threads,
+# not yet hit), written and started before the rollout.
+ATRISK = "afx-atrisk.service"
+ATRISK_READY = "/run/afx-atrisk.ready"
+ATRISK_THREADS = 4
+TIMER = "arenafix-textfile.timer"
 
 
 class Host:
@@ -76,6 +82,9 @@ ODD, HIT, CALM, FIXED, EL = HOSTS
 # The hosts with a workload, judged by its own count.
 WORKED = [h for h in HOSTS if h.unit]
 RPM_LIB = "/usr/lib64/arenafix/libarenafix.so"
+# node_exporter's textfile directory by family (the role's vars/main.yml).
+DEB_TEXTFILE = "/var/lib/prometheus/node-exporter"
+EL_TEXTFILE = "/var/lib/node_exporter/textfile_collector"
 CACHE = "/var/cache/arenafix-rollout"
 
 
@@ -93,6 +102,8 @@ class Fleet:
         self.out = os.path.abspath(args.outdir)
         self.key = os.path.join(self.out, "ssh", "id_ed25519")
         self.inventory = os.path.join(self.out, "inventory.ini")
+        self.reports = os.path.join(self.out, "report")
+        self.ansible = os.path.abspath(args.ansible)
         self.env = dict(os.environ)
 
     # ---- the hosts ----------------------------------------------------
@@ -245,6 +256,42 @@ class Fleet:
             f["pid"] = None
         return f
 
+    def service(self, h, unit, ready):
+        """One more service of a host: its main PID, its own arena count
+        (pinnedd's ready file) and whether it has arenafix's drop-in."""
+        r = self.ssh(h, "systemctl show -p MainPID --value %s; cat %s; ls %s 2>/dev/null | wc -l"
+                     % (unit, ready, DROPIN % unit), check=False)
+        lines = r.stdout.splitlines()
+        try:
+            ready = dict(w.split("=", 1) for w in lines[1].split() if "=" in w)
+            return {"pid": int(lines[0]), "arenas": int(ready["arenas"]), "dropin": lines[2].strip() != "0"}
+        except (IndexError, KeyError, ValueError):
+            return {"pid": None, "raw": r.stdout}
+
+    def add_service(self, h, unit_file, ready):
+        """A unit written onto a running host and started."""
+        with open(unit_file) as f:
+            r = run(in_netns(["ssh", "-q", "-i", self.key, "-p", str(h.port), "-o", "BatchMode=yes",
+                              "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                              "root@127.0.0.1", "cat >/etc/systemd/system/%s && systemctl daemon-reload && "
+                              "systemctl start %s && cat %s" % (os.path.basename(unit_file),
+                                                                os.path.basename(unit_file), ready)]),
+                    check=False, stdin=f, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError("%s: could not start %s: %s" % (h.name, unit_file, r.stdout.strip()))
+
+    def timer(self, h):
+        r = self.ssh(h, "systemctl is-enabled %s; systemctl is-active %s" % (TIMER, TIMER), check=False)
+        return " ".join(r.stdout.split())
+
+    def report(self, h, run):
+        """The role's JSON report of host H for RUN (rollout, check, rollback), or None."""
+        try:
+            with open(os.path.join(self.reports, "%s.%s.json" % (h.name, run))) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
     def inspect(self, h, pid):
         r = self.ssh(h, "arenafix inspect --json %d" % pid, check=False)
         try:
@@ -252,7 +299,10 @@ class Fleet:
         except ValueError:
             return {"verdict": "(no JSON: %s)" % r.stdout.strip()[:200]}
 
-    def playbook(self, step, playbook, *extra):
+    def playbook(self, step, playbook, *extra, inventory=None, group_vars_all=None):
+        """One ansible-playbook run.  INVENTORY: more inventory, as INI
+        text, given as a second -i; GROUP_VARS_ALL: YAML for
+        group_vars/all.yml beside the inventory, for this run only."""
         env = dict(self.env)
         env.update({
             "ANSIBLE_HOME": os.path.join(self.out, "ansible-home"),
@@ -265,10 +315,28 @@ class Fleet:
             "ANSIBLE_RETRY_FILES_ENABLED": "False",
             "ANSIBLE_FORKS": "5",
         })
-        cmd = in_netns(["ansible-playbook", "-i", self.inventory, os.path.join(TOP, "ansible", playbook),
-                        "-e", "arenafix_deb_dir=" + os.path.abspath(self.a.debs)] + list(extra))
+        more = []
+        if inventory is not None:
+            path = os.path.join(self.out, "inventory-%s.ini" % step)
+            with open(path, "w") as f:
+                f.write(inventory)
+            more = ["-i", path]
+        gv = os.path.join(self.out, "group_vars")
+        shutil.rmtree(gv, ignore_errors=True)
+        if group_vars_all is not None:
+            os.makedirs(gv)
+            with open(os.path.join(gv, "all.yml"), "w") as f:
+                f.write(group_vars_all)
+        # Each run's reports alone.
+        shutil.rmtree(self.reports, ignore_errors=True)
+        cmd = in_netns(["ansible-playbook", "-i", self.inventory] + more + [os.path.join(self.ansible, playbook),
+                        "-e", "arenafix_deb_dir=" + os.path.abspath(self.a.debs),
+                        "-e", "arenafix_report_dir=" + self.reports] + list(extra))
         t0 = time.monotonic()
-        r = run(cmd, check=False, env=env)
+        try:
+            r = run(cmd, check=False, env=env)
+        finally:
+            shutil.rmtree(gv, ignore_errors=True)
         seconds = time.monotonic() - t0
         log = os.path.join(self.out, "ansible-%s.log" % step)
         with open(log, "w") as f:
@@ -288,6 +356,22 @@ class Play:
                                       "unreachable": int(m.group(4)), "failed": int(m.group(5)),
                                       "ignored": int(m.group(8))}
 
+    def batches(self, name):
+        """How many batches the play NAME ran in (a PLAY line per batch)."""
+        return self.text.count("PLAY [%s]" % name)
+
+    def hosts_in(self, name):
+        """The hosts the play NAME ran a task on (its task lines)."""
+        seen, inside = set(), False
+        for line in self.text.splitlines():
+            if line.startswith(("PLAY [", "PLAY RECAP")):
+                inside = line.startswith("PLAY [%s]" % name)
+                continue
+            m = re.match(r"^\w+: \[([^\]\s]+)", line)
+            if inside and m:
+                seen.add(m.group(1))
+        return sorted(seen)
+
     def changed(self, h):
         return self.recap.get(h.name, {}).get("changed")
 
@@ -300,11 +384,13 @@ class Play:
         return [line for line in self.text.splitlines() if self.RECAP.match(line)]
 
     def reports(self):
-        """The role's report of each host (the "Report" task's output)."""
+        """The role's report of each host (the output of the task that
+        shows it, the rollout's or the rollback's)."""
         out, keep = [], False
         for line in self.text.splitlines():
             if line.startswith(("TASK [", "PLAY [", "PLAY RECAP")):
-                keep = line.startswith("TASK [") and "Report" in line
+                keep = line.startswith("TASK [") and ("Report | what was found and done" in line
+                                                      or "Rollback | report]" in line)
                 continue
             if keep and line.strip():
                 out.append(line)
@@ -334,6 +420,8 @@ def main():
     p.add_argument("--debs", required=True, help="the package folder (releases.sh): two releases, .deb and .rpm")
     p.add_argument("--version", required=True, help="the project's version (releases.sh names the newer releases)")
     p.add_argument("--outdir", required=True)
+    p.add_argument("--ansible", default=os.path.join(TOP, "ansible"),
+                   help="the playbooks and role to run (default: this tree's ansible/)")
     args = p.parse_args()
     started = time.monotonic()
     r = guest.Results(SUITE)
@@ -362,6 +450,8 @@ def check(fleet, r, notes):
                      % (SUITE, "; ".join(failed)))
     # The releases the package folder holds (releases.sh): the newer of each.
     newest = {"debian": fleet.a.version + "+fleet1", "el": fleet.a.version + "-1.fleet10"}
+    hit, calm, fixed, el = HIT, CALM, FIXED, EL
+    fleet.add_service(hit, os.path.join(HERE, ATRISK), ATRISK_READY)
 
     before = {h.name: fleet.facts(h) for h in HOSTS}
     for h in WORKED:
@@ -373,8 +463,10 @@ def check(fleet, r, notes):
               "threads (a fixed glibc: %d)" % (SUITE, h.name, h.os, h.port, NETNS, "affected" if h.affected else "fixed",
                                               h.unit, f["pid"], f["arenas"], h.threads, want))
     print("%s: host %s (%s) at 127.0.0.1:%d: no workload" % (SUITE, ODD.name, ODD.os, ODD.port))
+    risk0 = fleet.service(hit, ATRISK, ATRISK_READY)
+    print("%s: host %s: %s PID %s: %s arenas for %d pinned threads" % (SUITE, hit.name, ATRISK, risk0["pid"],
+                                                                    risk0.get("arenas"), ATRISK_THREADS))
     sys.stdout.flush()
-    hit, calm, fixed, el = HIT, CALM, FIXED, EL
     online = before[hit.name]["online"]
     for h in (hit, el):
         r.check("before: %s on %s is hit (pinnedd's own count)" % (h.unit, h.name),
@@ -384,8 +476,10 @@ def check(fleet, r, notes):
         r.check("before: %s on %s is not hit" % (h.unit, h.name),
                 before[h.name]["arenas"] == fixed_arenas(h.threads, online),
                 "%d arenas" % before[h.name]["arenas"])
+    r.check("before: %s on %s is not hit yet (its threads pinned, its count a fixed glibc's)" % (ATRISK, hit.name),
+            risk0.get("arenas") == fixed_arenas(ATRISK_THREADS, online), "%s" % risk0)
 
-    lint(r, fleet.out)
+    lint(r, fleet.out, fleet.ansible)
 
     # --check first: says what would change, changes nothing.
     play = fleet.playbook("check-before", "site.yml", "--check")
@@ -399,18 +493,30 @@ def check(fleet, r, notes):
         r.check("--check: says it would enable %s on %s" % (h.unit, h.name),
                 re.search(r"changed: \[%s\] => \(item=%s\)" % (h.name, re.escape(h.unit)), play.text) is not None,
                 "see %s" % play.log)
-    same_as(fleet, r, "--check", before, WORKED)
+    r.check("--check: would not enable %s (at risk: only what is hit, by default)" % ATRISK,
+            "(item=%s)" % ATRISK not in play.text, "see %s" % play.log)
+    reps = {h.name: fleet.report(h, "check") for h in HOSTS}
+    r.check("--check: the JSON reports on the controller are the check's (HOST.check.json): %s and %s would "
+            "enable %s" % (hit.name, el.name, hit.unit),
+            all(reps[h.name] is not None and reps[h.name].get("run") == "check" for h in HOSTS)
+            and all(hit.unit in (reps[h.name] or {}).get("enabled", []) for h in (hit, el)),
+            "%s" % {k: v and {f: v.get(f) for f in ("run", "enabled")} for k, v in reps.items()})
+    same_as(fleet, r, "--check", before, HOSTS)
 
-    # The rollout.
-    play = fleet.playbook("first", "site.yml")
+    # The rollout, in one batch: arenafix_serial from the inventory's
+    # [all:vars].
+    play = fleet.playbook("first", "site.yml", inventory="[all:vars]\narenafix_serial=%d\n" % len(HOSTS))
     notes.append("%s: first rollout: %.0f s" % (SUITE, play.seconds))
     print("\n%s: the role's report of each host, first run:" % SUITE)
     print("\n".join(play.reports()))
     print("\n".join(play.recap_lines()))
     r.check("rollout: ends with success on every host", play.rc == 0 and all(play.clean(h) for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
+    r.check("rollout: arenafix_serial=%d in the inventory's [all:vars]: the %d hosts in one batch"
+            % (len(HOSTS), len(HOSTS)),
+            play.batches("Roll out arenafix") == 1, "%d batches" % play.batches("Roll out arenafix"))
     after = {h.name: fleet.facts(h) for h in HOSTS}
-    odd_failure(r, "rollout", play, after[ODD.name])
+    odd_failure(r, "rollout", play, after[ODD.name], fleet.report(ODD, "rollout"))
     for h in (hit, el):
         a = after[h.name]
         r.check("rollout: %s on %s was restarted" % (h.unit, h.name),
@@ -427,6 +533,10 @@ def check(fleet, r, notes):
                 a.get("dropin") and a.get("package") != "", "drop-in %s, package %r" % (a.get("dropin"), a.get("package")))
     r.check("rollout: %s's service maps the RPM's library (%s)" % (el.name, RPM_LIB), after[el.name].get("rpm_lib"),
             "see %s" % play.log)
+    risk1 = fleet.service(hit, ATRISK, ATRISK_READY)
+    r.check("rollout: %s on %s (at risk, not hit) was left running as it was, no drop-in" % (ATRISK, hit.name),
+            risk1["pid"] == risk0["pid"] and risk1.get("dropin") is False,
+            "PID %s (before %s), drop-in %s" % (risk1["pid"], risk0["pid"], risk1.get("dropin")))
     c = after[calm.name]
     r.check("rollout: %s got the package, and %s was left running as it was" % (calm.name, calm.unit),
             c.get("package") != "" and c["pid"] == before[calm.name]["pid"] and not c.get("dropin"),
@@ -440,12 +550,43 @@ def check(fleet, r, notes):
             play.changed(fixed) == 0 and same(before[fixed.name], after[fixed.name]),
             "changed %s; before %s; after %s" % (play.changed(fixed), brief(before[fixed.name]),
                                                  brief(after[fixed.name])))
+    timers = {h.name: fleet.timer(h) for h in HOSTS}
+    r.check("rollout: %s enabled and active where the role installed (%s, %s, %s), not on %s or %s"
+            % (TIMER, hit.name, calm.name, el.name, fixed.name, ODD.name),
+            timers[hit.name] == timers[calm.name] == timers[el.name] == "enabled active"
+            and timers[fixed.name] != "enabled active" and timers[ODD.name] != "enabled active",
+            "%s" % timers)
     r.check("rollout: no scratch directory left on any host",
             not any(after[h.name].get("scratch") for h in WORKED),
             ", ".join("%s %s" % (h.name, after[h.name].get("scratch")) for h in WORKED))
+    reps = {h.name: fleet.report(h, "rollout") for h in HOSTS}
+    rh, rc_, rf, re_ = (reps[h.name] or {} for h in (hit, calm, fixed, el))
+    r.check("rollout: a JSON report per host on the controller says what was probed, installed, scanned, "
+            "restarted and verified",
+            all(rep.get("probe", {}).get("verdict") == "affected" and len(rep.get("installed", [])) == 2
+                and rep.get("scan", {}).get("hit") == 1 and rep.get("restarted") == [h.unit]
+                and [(x.get("unit"), x.get("pid"), x.get("verdict")) for x in rep.get("verified", [])]
+                == [(h.unit, after[h.name]["pid"], "fine")]
+                and rep.get("metrics_timer") == "enabled and started" and rep.get("failed") is False
+                for h, rep in ((hit, rh), (el, re_)))
+            and [(x.get("unit"), x.get("verdict")) for x in rh.get("not_fixed", [])] == [(ATRISK, "at risk")]
+            and all(f.endswith(".deb") for f in rh.get("installed", []))
+            and all(f.endswith(".rpm") for f in re_.get("installed", []))
+            and rc_.get("restarted") == [] and len(rc_.get("installed", [])) == 2
+            and rf.get("skipped") is True and rf.get("installed") == [] and rf.get("probe", {}).get("verdict")
+            == "not affected",
+            "reports %s; see %s" % ({k: v and {f: v.get(f) for f in ("probe", "installed", "restarted", "verified",
+                                                                         "not_fixed", "skipped", "metrics_timer")}
+                                     for k, v in reps.items()}, fleet.reports))
+    r.check("rollout: each report names node_exporter's textfile directory of its host's family (%s: %s)"
+            % (el.name, EL_TEXTFILE),
+            rh.get("metrics_dir") == DEB_TEXTFILE and rc_.get("metrics_dir") == DEB_TEXTFILE
+            and re_.get("metrics_dir") == EL_TEXTFILE,
+            "%s" % {k: v and v.get("metrics_dir") for k, v in reps.items()})
 
-    # Again: nothing to do.
-    play = fleet.playbook("second", "site.yml")
+    # Again: nothing to do.  arenafix_serial from group_vars/all.yml
+    # beside the inventory.
+    play = fleet.playbook("second", "site.yml", group_vars_all="arenafix_serial: %d\n" % len(HOSTS))
     notes.append("%s: second rollout: %.0f s" % (SUITE, play.seconds))
     print("\n%s: the role's report of each host, second run:" % SUITE)
     print("\n".join(play.reports()))
@@ -453,21 +594,28 @@ def check(fleet, r, notes):
     r.check("second rollout: changed=0 on every host, nothing failed",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
+    r.check("second rollout: arenafix_serial: %d in group_vars/all.yml: one batch" % len(HOSTS),
+            play.batches("Roll out arenafix") == 1, "%d batches" % play.batches("Roll out arenafix"))
     again = {h.name: fleet.facts(h) for h in HOSTS}
     same_as(fleet, r, "second rollout", after, WORKED, again)
-    odd_failure(r, "second rollout", play, again[ODD.name])
+    odd_failure(r, "second rollout", play, again[ODD.name], fleet.report(ODD, "rollout"))
 
     play = fleet.playbook("check-after", "site.yml", "--check")
+    notes.append("%s: --check after the rollout: %.0f s" % (SUITE, play.seconds))
     r.check("--check after the rollout: nothing would change",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
 
-    # Rollback.
-    play = fleet.playbook("rollback", "rollback.yml")
+    # Rollback, of the service named as the rollout takes it: a short
+    # name (the string form, as -e gives it, is the stubborn run's).
+    short = hit.unit[:-len(".service")]
+    play = fleet.playbook("rollback", "rollback.yml", "-e", json.dumps({"arenafix_services": [short]}))
     notes.append("%s: rollback: %.0f s" % (SUITE, play.seconds))
-    print("\n%s: rollback:" % SUITE)
+    print("\n%s: rollback, arenafix_services: [%s]:" % (SUITE, short))
+    print("\n".join(play.reports()))
     print("\n".join(play.recap_lines()))
-    r.check("rollback: ends with success on every host; changes only %s and %s" % (hit.name, el.name),
+    r.check("rollback, arenafix_services: [%s]: ends with success on every host; changes only %s and %s"
+            % (short, hit.name, el.name),
             play.rc == 0 and all(play.clean(h) for h in HOSTS) and (play.changed(hit) or 0) > 0
             and (play.changed(el) or 0) > 0 and all(play.changed(h) == 0 for h in HOSTS if h not in (hit, el)),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
@@ -480,32 +628,185 @@ def check(fleet, r, notes):
                 and b.get("arenas") == before[h.name]["arenas"],
                 "PID %s (was %s), drop-in %s, %s arenas (before the rollout %d)"
                 % (b["pid"], a["pid"], b.get("dropin"), b.get("arenas"), before[h.name]["arenas"]))
-    v = fleet.inspect(hit, back[hit.name]["pid"]) if back[hit.name]["pid"] else {}
+    b = back[hit.name]
+    v = fleet.inspect(hit, b["pid"]) if b["pid"] else {}
     r.check("rollback: arenafix inspect on %s says %s is hit" % (hit.name, hit.unit),
             v.get("verdict") == "hit", "%s: %s" % (v.get("verdict"), v.get("reason")))
+    reps = {h.name: fleet.report(h, "rollback") for h in (hit, el)}
+    r.check("rollback: the JSON reports of %s and %s say %s was disabled and restarted" % (hit.name, el.name, hit.unit),
+            all(rep is not None and rep.get("disabled") == [hit.unit] and rep.get("restarted") == [hit.unit]
+                for rep in reps.values()),
+            "%s" % reps)
+    rep = fleet.report(ODD, "rollback") or {}
+    r.check("rollback: %s (a family the role does not know) is left, and its report says why" % ODD.name,
+            play.recap.get(ODD.name, {}).get("ignored") == 1
+            and "installs only on the Debian and RedHat families" in rep.get("left", ""),
+            "recap %s, report %s" % (play.recap.get(ODD.name), rep))
     play = fleet.playbook("rollback-again", "rollback.yml")
     r.check("rollback again: changed=0 on every host",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
 
+    # One phase: --tags scan probes and scans, installs and changes
+    # nothing, and reports what it found.
+    play = fleet.playbook("tags-scan", "site.yml", "--limit", hit.name, "--tags", "scan")
+    now = fleet.facts(hit)
+    rep = fleet.report(hit, "rollout") or {}
+    r.check("--tags scan: %s scanned (%s found hit), nothing enabled or restarted" % (hit.name, hit.unit),
+            play.rc == 0 and play.clean(hit) and play.changed(hit) == 0 and now["pid"] == b["pid"]
+            and not now.get("dropin") and rep.get("tags") == ["scan"]
+            and [(x.get("unit"), x.get("verdict")) for x in rep.get("found", [])] == [(hit.unit, "hit")]
+            and rep.get("enabled") == [] and rep.get("restarted") == [],
+            "status %d, recap %s, PID %s (was %s), drop-in %s, report %s; see %s"
+            % (play.rc, play.recap, now["pid"], b["pid"], now.get("dropin"),
+               {k: rep.get(k) for k in ("tags", "found", "enabled", "restarted")}, play.log))
+
+    # Write the drop-ins, restart later (list mode), at risk asked for
+    # ("hit,at_risk": a string, as -e gives it, where a space would end
+    # the value) and excluded by a short name; the hosts from the
+    # inventory's arenafix_hosts.
+    play = fleet.playbook("list", "site.yml", "-e", "arenafix_restart_mode=list",
+                          "-e", "arenafix_fix_verdicts=hit,at_risk", "-e", "arenafix_exclude=" + ATRISK[:-8],
+                          inventory="[all:vars]\narenafix_hosts=%s\n" % hit.name)
+    now = fleet.facts(hit)
+    risk2 = fleet.service(hit, ATRISK, ATRISK_READY)
+    rep = fleet.report(hit, "rollout") or {}
+    r.check("arenafix_hosts=%s in the inventory's [all:vars]: only %s rolled out" % (hit.name, hit.name),
+            play.hosts_in("Roll out arenafix") == [hit.name] and play.recap.get(hit.name, {}).get("changed", 0) > 0,
+            "hosts of the rollout's play %s, recap %s" % (play.hosts_in("Roll out arenafix"), play.recap))
+    r.check("arenafix_restart_mode=list: %s got the drop-in and was not restarted; the report says its restart "
+            "is pending" % hit.unit,
+            play.rc == 0 and play.clean(hit) and now.get("dropin") and now["pid"] == b["pid"]
+            and rep.get("restart_pending") == [hit.unit] and rep.get("restarted") == [],
+            "status %d, drop-in %s, PID %s (was %s), report %s; see %s"
+            % (play.rc, now.get("dropin"), now["pid"], b["pid"],
+               {k: rep.get(k) for k in ("restart_pending", "restarted")}, play.log))
+    r.check("arenafix_exclude=%s: at risk and asked for, yet never enabled or restarted" % ATRISK[:-8],
+            risk2["pid"] == risk0["pid"] and risk2.get("dropin") is False and rep.get("excluded") == [ATRISK],
+            "PID %s (was %s), drop-in %s, report excluded %s" % (risk2["pid"], risk0["pid"], risk2.get("dropin"),
+                                                                rep.get("excluded")))
+
+    # At risk on request, restarted: the pending one as well.
+    play = fleet.playbook("at-risk", "site.yml", "--limit", hit.name,
+                          "-e", json.dumps({"arenafix_fix_verdicts": ["hit", "at risk"]}))
+    now = fleet.facts(hit)
+    risk3 = fleet.service(hit, ATRISK, ATRISK_READY)
+    vr = fleet.inspect(hit, risk3["pid"]) if risk3["pid"] else {}
+    vh = fleet.inspect(hit, now["pid"]) if now["pid"] else {}
+    r.check("arenafix_fix_verdicts [hit, at risk]: %s and %s restarted, both fine with the library"
+            % (ATRISK, hit.unit),
+            play.rc == 0 and play.clean(hit) and risk3["pid"] != risk0["pid"] and now["pid"] != b["pid"]
+            and vr.get("verdict") == vh.get("verdict") == "fine" and vr.get("libarenafix") is vh.get("libarenafix") is True,
+            "status %d; %s PID %s: %s; %s PID %s: %s; see %s"
+            % (play.rc, ATRISK, risk3["pid"], vr.get("verdict"), hit.unit, now["pid"], vh.get("verdict"), play.log))
+
     # A service the library cannot fix (ARENAFIX_MODE=off in its unit),
-    # named by the operator: its host fails, and with it the batch, which
-    # stops the rollout before the next host.
+    # named by the operator (a short name, a string, as -e gives it): its
+    # host fails, and with it the batch, which stops the rollout before
+    # the next host.
     play = fleet.playbook("stubborn", "site.yml", "--limit", "%s,%s" % (hit.name, calm.name),
-                          "-e", json.dumps({"arenafix_services": [STUBBORN], "arenafix_verify_retries": 2}))
+                          "-e", "arenafix_services=" + STUBBORN[:-8], "-e", "arenafix_verify_retries=2")
     m = re.search(r"%s \(PID \d+\) after its restart: (\S+)" % re.escape(STUBBORN), play.text)
-    r.check("a service still hit after its restart fails its host (%s on %s)" % (STUBBORN, hit.name),
+    r.check("a service still hit after its restart fails its host (-e arenafix_services=%s on %s)"
+            % (STUBBORN[:-8], hit.name),
             play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1 and m is not None and m.group(1) == "hit:",
             "status %d, recap %s, message %r; see %s" % (play.rc, play.recap, m.group(0) if m else None, play.log))
     r.check("... and stops the rollout: the next batch (%s) is not touched" % calm.name,
             calm.name not in play.recap and "[%s]" % calm.name not in play.text,
             "recap %s" % play.recap)
+    rep = fleet.report(hit, "rollout") or {}
+    failure = rep.get("failed") or {}
+    r.check("... and %s's JSON report says where it failed" % hit.name,
+            rep.get("restarted") == [STUBBORN] and "after its restart" in failure.get("task", "")
+            and "%s (PID" % STUBBORN in failure.get("message", ""),
+            "report %s" % {k: rep.get(k) for k in ("restarted", "failed")})
+
+    # The default threshold, 0, in a batch of two (the inventory's first
+    # two hosts: the unknown family's, then the hit one): the failed host
+    # stops the rollout though the other one of its batch failed only as
+    # ignored (a host that fails inside a block with an "always" section
+    # is not counted by max_fail_percentage until that section fails it
+    # again).
+    stubborn_inventory = "[fleet]\n%s arenafix_services=%s\n" % (hit.name, STUBBORN)
+    play = fleet.playbook("threshold-0", "site.yml", "-e", "arenafix_serial=2", "-e", "arenafix_verify_retries=2",
+                          inventory=stubborn_inventory)
+    r.check("-e arenafix_serial=2: %s fails in a batch with %s, and the rollout stops there: %s is not touched"
+            % (hit.name, ODD.name, calm.name),
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1
+            and play.recap.get(ODD.name, {}).get("ignored") == 1 and calm.name not in play.recap
+            and play.batches("Roll out arenafix") == 1,
+            "status %d, recap %s, %d batches; see %s" % (play.rc, play.recap, play.batches("Roll out arenafix"),
+                                                        play.log))
+
+    # The threshold from the inventory, the batch size from -e: with 50%,
+    # one failed host of a batch of two lets the rollout go on; the
+    # other's ignored failure (the unknown family) is not counted, or
+    # the batch would be 100% failed and stop it.
+    play = fleet.playbook("threshold", "site.yml", "-e", "arenafix_serial=2", "-e", "arenafix_verify_retries=2",
+                          inventory="[all:vars]\narenafix_max_fail_percentage=50\n\n" + stubborn_inventory)
+    r.check("arenafix_max_fail_percentage=50 (inventory), -e arenafix_serial=2: %s fails beside %s (ignored, not "
+            "counted), the rollout goes on to %s, %s and %s" % (hit.name, ODD.name, calm.name, fixed.name, el.name),
+            play.rc != 0 and play.recap.get(hit.name, {}).get("failed") == 1
+            and play.recap.get(ODD.name, {}).get("ignored") == 1 and play.clean(calm)
+            and play.clean(fixed) and play.clean(el) and play.batches("Roll out arenafix") == 3,
+            "status %d, recap %s, %d batches; see %s" % (play.rc, play.recap, play.batches("Roll out arenafix"),
+                                                        play.log))
+
+    # Inputs typed: a value of the wrong type fails before anything runs.
+    now = {h.name: fleet.facts(h) for h in HOSTS}
+    play = fleet.playbook("typed", "site.yml", "-e", "arenafix_verify_retries=many",
+                          "-e", "arenafix_restart_mode=interactive")
+    r.check("-e arenafix_verify_retries=many -e arenafix_restart_mode=interactive: refused (argument_specs), "
+            "nothing changed",
+            play.rc != 0 and len(play.recap) > 0
+            and all(c["failed"] == 1 and c["changed"] == 0 for c in play.recap.values())
+            and "arenafix_verify_retries' is of type" in play.text
+            and "arenafix_restart_mode must be one of: automatic, list" in play.text,
+            "status %d, recap %s; see %s" % (play.rc, play.recap, play.log))
+    same_as(fleet, r, "the refused run", now, HOSTS)
+
+    # The deny-list holds for the rollback's restarts too: the drop-in
+    # goes, the restart is the operator's.
+    risk4 = fleet.service(hit, ATRISK, ATRISK_READY)
+    play = fleet.playbook("rollback-exclude", "rollback.yml", "--limit", hit.name, "-e", "arenafix_exclude=afx-atrisk")
+    risk5 = fleet.service(hit, ATRISK, ATRISK_READY)
+    last = fleet.facts(hit)
+    rep = fleet.report(hit, "rollback") or {}
+    r.check("rollback -e arenafix_exclude=afx-atrisk: every drop-in removed, %s restarted, %s not (its restart "
+            "pending in the report)" % (hit.unit, ATRISK),
+            play.rc == 0 and play.clean(hit) and not last.get("dropin") and risk5.get("dropin") is False
+            and last["pid"] != now[hit.name]["pid"] and risk5["pid"] == risk4["pid"]
+            and rep.get("restart_pending") == [ATRISK] and hit.unit in rep.get("restarted", []),
+            "status %d, %s drop-in %s PID %s (was %s); %s drop-in %s PID %s (was %s); report %s; see %s"
+            % (play.rc, hit.unit, last.get("dropin"), last["pid"], now[hit.name]["pid"], ATRISK, risk5.get("dropin"),
+               risk5["pid"], risk4["pid"], {k: rep.get(k) for k in ("disabled", "restarted", "restart_pending")},
+               play.log))
+
+    # The rollback's purge, by each host's family: apt on the Debian
+    # host, rpm -e on the RHEL 9 one (no apt, no dnf there); el's
+    # service, fixed again by the threshold run, restarted without it.
+    prev = fleet.facts(el)
+    play = fleet.playbook("rollback-purge", "rollback.yml", "--limit", "%s,%s" % (hit.name, el.name),
+                          "-e", "arenafix_rollback_purge=true")
+    gone = {h.name: fleet.facts(h) for h in (hit, el)}
+    reps = {h.name: fleet.report(h, "rollback") or {} for h in (hit, el)}
+    r.check("rollback -e arenafix_rollback_purge=true: the packages removed on %s (apt) and %s (rpm -e), %s on %s "
+            "restarted without the drop-in" % (hit.name, el.name, el.unit, el.name),
+            play.rc == 0 and play.clean(hit) and play.clean(el)
+            and all(g.get("package") == "" for g in gone.values())
+            and all(rep.get("packages") == "purged" for rep in reps.values())
+            and prev.get("dropin") and not gone[el.name].get("dropin") and gone[el.name]["pid"] != prev["pid"]
+            and gone[el.name].get("arenas") == before[el.name]["arenas"],
+            "status %d; packages %s; %s drop-in %s -> %s, PID %s -> %s, %s arenas; see %s"
+            % (play.rc, {k: g.get("package") for k, g in gone.items()}, el.name, prev.get("dropin"),
+               gone[el.name].get("dropin"), prev["pid"], gone[el.name]["pid"], gone[el.name].get("arenas"), play.log))
 
 
-def odd_failure(r, step, play, facts):
+def odd_failure(r, step, play, facts, report):
     """The host of an unknown family, first in the inventory: failed
     alone with the role's message, not counted (ignored), nothing left
-    on it, and the hosts after it rolled out all the same."""
+    on it, its JSON report saying why, and the hosts after it rolled out
+    all the same."""
     m = re.search(r"fatal: \[%s\]: FAILED! => .*?\"msg\": \"([^\"]*)\"" % ODD.name, play.text)
     rec = play.recap.get(ODD.name, {})
     r.check("%s: %s (a family the role does not know) fails alone, saying so, and is left as it was"
@@ -515,6 +816,11 @@ def odd_failure(r, step, play, facts):
             and facts.get("left") == "0",
             "message %r, recap %s, scratch/cache/command left: %s; see %s"
             % (m.group(1) if m else None, rec, facts.get("left"), play.log))
+    r.check("%s: %s's JSON report says why it was left, and that nothing was done there" % (step, ODD.name),
+            report is not None and m is not None and report.get("left") == m.group(1)
+            and report.get("failed") is False and report.get("installed") == [] and report.get("enabled") == []
+            and report.get("restarted") == [],
+            "report %s" % report)
     r.check("%s: the hosts after %s were rolled out all the same" % (step, ODD.name),
             all(play.recap.get(h.name, {}).get("ok", 0) > 0 for h in WORKED), "recap %s" % play.recap)
 
@@ -536,11 +842,11 @@ def same_as(fleet, r, step, before, hosts, now=None):
             "; ".join(changed))
 
 
-def lint(r, out):
+def lint(r, out, ansible):
     if shutil.which("ansible-lint") is None:
         r.skip("ansible-lint", "not installed (Debian's package ansible-lint)")
         return
-    res = run(["ansible-lint", "--nocolor", "-p"], check=False, cwd=os.path.join(TOP, "ansible"),
+    res = run(["ansible-lint", "--nocolor", "-p"], check=False, cwd=ansible,
               env=dict(os.environ, ANSIBLE_HOME=os.path.join(out, "ansible-home")))
     r.check("ansible-lint: the role and playbooks pass the production profile", res.returncode == 0,
             res.stdout.strip()[-1500:])
