@@ -11,8 +11,6 @@
 
 #include "proc/podmanstate.h"
 
-/* As inspectread.c: a cgroup file lists a few dozen hierarchies. */
-#define CGROUP_MAX (64L << 10)
 /* A few hundred bytes a container: room for tens of thousands. */
 #define STATE_MAX (16L << 20)
 
@@ -140,15 +138,10 @@ static bool podman_member(long pid, const struct afx_container *c)
     return got && stat(path, &mine) == 0 && mine.st_dev == init.st_dev && mine.st_ino == init.st_ino;
 }
 
-void afx_read_container(long pid, const struct afx_deadline *by, struct afx_container *c)
+void afx_container_of(long pid, const char *text, size_t len, struct afx_container *c)
 {
-    char path[64];
-    size_t len;
-    snprintf(path, sizeof path, "/proc/%ld/cgroup", pid);
-    char *text = afx_slurp_max(path, CGROUP_MAX, by, &len);
     if (text == NULL || !afx_cgroup_container(text, len, c))
         *c = (struct afx_container){ 0 };
-    free(text);
     if (c->below_unit && !podman_member(pid, c))
         *c = (struct afx_container){ 0 };
     if (strcmp(c->engine, "podman") == 0)

@@ -15,7 +15,8 @@
  * process's PID as the runtime wrote it. */
 #define AFX_PODMAN_RUN "/run/containers/storage/overlay-containers"
 
-/* Its container, from /proc/PID/cgroup; c->engine "" if in none.  A
+/* The container of process PID, from the text of its /proc/PID/cgroup
+ * (TEXT may be NULL: not read); c->engine "" if in none.  A
  * podman container's name is taken from AFX_PODMAN_CONTAINERS only
  * when that file and every directory on its way are root's and no one
  * else may write them (a link is not followed); else c->name is "".
@@ -24,6 +25,6 @@
  * shares the mount namespace of the container's first process, as
  * podman's pidfile (root's alone, as above) gives its PID; else it is
  * in no container. */
-void afx_read_container(long pid, const struct afx_deadline *by, struct afx_container *c);
+void afx_container_of(long pid, const char *text, size_t len, struct afx_container *c);
 
 #endif

@@ -158,13 +158,15 @@ void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env
     free(text);
 }
 
-void afx_read_unit(long pid, const struct afx_deadline *by, struct afx_unit *u)
+void afx_read_cgroup(long pid, const struct afx_deadline *by, struct afx_unit *u,
+                     struct afx_container *c)
 {
     char path[64];
-    size_t len;
+    size_t len = 0;
     snprintf(path, sizeof path, "/proc/%ld/cgroup", pid);
     char *text = afx_slurp_max(path, CGROUP_MAX, by, &len);
     if (text == NULL || !afx_cgroup_unit(text, len, u))
         *u = (struct afx_unit){ 0 };
+    afx_container_of(pid, text, len, c);
     free(text);
 }

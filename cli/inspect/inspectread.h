@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "container.h"
 #include "proc/proccgroup.h"
 #include "proc/procenv.h"
 #include "proc/procmaps.h"
@@ -53,9 +54,11 @@ bool afx_read_threads(long pid, long online, const struct afx_deadline *by, stru
  * not all heaps were kept. */
 long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const struct afx_deadline *by, int *err);
 
-/* The systemd unit it runs in (proccgroup.h), from /proc/PID/cgroup;
- * none if that cannot be read. */
-void afx_read_unit(long pid, const struct afx_deadline *by, struct afx_unit *u);
+/* The systemd unit it runs in (proccgroup.h) and the container
+ * (container.h), from one read of /proc/PID/cgroup; none if that cannot
+ * be read. */
+void afx_read_cgroup(long pid, const struct afx_deadline *by, struct afx_unit *u,
+                     struct afx_container *c);
 
 /* Its initial environment and auxiliary vector (DIR/environ, DIR/auxv):
  * the settings glibc and libarenafix took from them (defaults where

@@ -234,8 +234,7 @@ static int read_no_further(struct afx_report *r, const char *dir, const char *fi
         snprintf(r->unread, sizeof r->unread, "reading %.40s/%.16s took longer than %d s, more than inspect spends "
                  "on a process: not judged on a part of it", dir, file, AFX_READ_SECONDS);
     unread(r);
-    afx_read_unit(r->pid, &r->deadline, &r->unit);
-    afx_read_container(r->pid, &r->deadline, &r->container);
+    afx_read_cgroup(r->pid, &r->deadline, &r->unit, &r->container);
     return 0;
 }
 
@@ -308,8 +307,7 @@ int afx_report_read(struct afx_report *r, const char **what)
     r->exact = afx_count_target_arenas(dir, &r->maps, &r->deadline, &r->mem_err);
     if (r->mem_err == ETIME)
         return read_no_further(r, dir, "mem", ETIME);
-    afx_read_unit(r->pid, &r->deadline, &r->unit);
-    afx_read_container(r->pid, &r->deadline, &r->container);
+    afx_read_cgroup(r->pid, &r->deadline, &r->unit, &r->container);
     afx_read_env(dir, &r->deadline, &r->env);
     /* Defaults stand for an environment it ran out of time to read. */
     if (afx_deadline_passed(&r->deadline))
