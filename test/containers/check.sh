@@ -30,16 +30,7 @@ trap cleanup EXIT INT TERM
 
 # A root file system: the glibc of DIR at the multiarch path, its cache,
 # the pinned program.
-rootfs() {
-    dir=$1 from=$2
-    rm -rf "$dir" && mkdir -p "$dir/usr/lib/x86_64-linux-gnu" "$dir/lib64" "$dir/bin" "$dir/etc" \
-        "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp" "$dir/run" || return 1
-    cp "$from/libc.so.6" "$from/ld-linux-x86-64.so.2" "$dir/usr/lib/x86_64-linux-gnu/" || return 1
-    ln -s ../usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$dir/lib64/ld-linux-x86-64.so.2"
-    cp "$prog" "$dir/bin/arenawait"
-    echo /usr/lib/x86_64-linux-gnu > "$dir/etc/ld.so.conf"
-    ldconfig -r "$dir"
-}
+image_root() { rootfs "$1" "$2" "arenawait=$prog"; }
 
 
 # Start arenawait 30 pinned in a new container NAME of IMAGE (more
@@ -71,8 +62,8 @@ else:
 }
 
 t0=$(date +%s)
-rootfs "$work/affected" "$affected" && rootfs "$work/fixed" /lib/x86_64-linux-gnu \
-    && rootfs "$work/hostile" "$affected" && image affected && image fixed || { fail "the images could not be made"; summary; }
+image_root "$work/affected" "$affected" && image_root "$work/fixed" /lib/x86_64-linux-gnu \
+    && image_root "$work/hostile" "$affected" && image affected && image fixed || { fail "the images could not be made"; summary; }
 # Where the tenant writes its own podman state files.
 mkdir -p "$work/hostile/var/lib/containers/storage/overlay-containers" \
     "$work/hostile/run/containers/storage/overlay-containers" && image hostile

@@ -54,18 +54,7 @@ grep -qF "\"$cli\"" "$hooks/arenafix.json" && grep -qF "\"$cli\"" "$traced/arena
 
 # A root file system with the glibc of DIR (or none) at the multiarch
 # path, its cache, the pinned program and a static busybox.
-rootfs() {
-    dir=$1 from=$2
-    rm -rf "$dir" && mkdir -p "$dir/usr/lib/x86_64-linux-gnu" "$dir/lib64" "$dir/bin" "$dir/etc" \
-        "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp" "$dir/run" || return 1
-    cp "$busybox" "$dir/bin/busybox" || return 1
-    [ -n "$from" ] || return 0
-    cp "$from/libc.so.6" "$from/ld-linux-x86-64.so.2" "$dir/usr/lib/x86_64-linux-gnu/" || return 1
-    ln -s ../usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$dir/lib64/ld-linux-x86-64.so.2"
-    cp "$prog" "$dir/bin/arenawait"
-    echo /usr/lib/x86_64-linux-gnu > "$dir/etc/ld.so.conf"
-    ldconfig -r "$dir"
-}
+image_root() { rootfs "$1" "$2" "busybox=$busybox" ${2:+"arenawait=$prog"}; }
 
 # A new container NAME of IMAGE running arenawait 30 pinned (options
 # before the image: HOOKS_DIR first); its count in $count, its ID and
@@ -104,8 +93,8 @@ t0=$(date +%s)
 # (the glibc's libm, which arenawait does not need); the host's fixed
 # glibc; a static program alone; a musl program; another
 # architecture's glibc; three hostile ones.
-rootfs "$work/affected" "$affected" && rootfs "$work/preloaded" "$affected" && rootfs "$work/fixed" /lib/x86_64-linux-gnu \
-    && rootfs "$work/static" "" && rootfs "$work/musl" "" && rootfs "$work/foreign" "" || { fail "the root file systems could not be made"; summary; }
+image_root "$work/affected" "$affected" && image_root "$work/preloaded" "$affected" && image_root "$work/fixed" /lib/x86_64-linux-gnu \
+    && image_root "$work/static" "" && image_root "$work/musl" "" && image_root "$work/foreign" "" || { fail "the root file systems could not be made"; summary; }
 cp "$affected/libm.so.6" "$work/preloaded/usr/lib/x86_64-linux-gnu/" && echo /usr/lib/x86_64-linux-gnu/libm.so.6 > "$work/preloaded/etc/ld.so.preload"
 musl=yes
 if command -v musl-gcc >/dev/null 2>&1 && musl-gcc -O2 -o "$work/musl/bin/exitwith" "$exitwith" 2>/dev/null \
@@ -123,10 +112,10 @@ done
 # /etc/shadow is another file); its libc.so.6 a link to where the
 # host keeps an affected glibc, with none in the image; the library's
 # directory a link to a directory of the host.
-rootfs "$work/hostile-preload" "$affected" && echo tenant > "$work/hostile-preload/etc/shadow" \
+image_root "$work/hostile-preload" "$affected" && echo tenant > "$work/hostile-preload/etc/shadow" \
     && ln -s /etc/shadow "$work/hostile-preload/etc/ld.so.preload" \
-    && rootfs "$work/hostile-libc" "" && ln -s "$affected/libc.so.6" "$work/hostile-libc/usr/lib/x86_64-linux-gnu/libc.so.6" \
-    && rootfs "$work/hostile-dir" "$affected" && rm -rf "$work/escape" && mkdir "$work/escape" \
+    && image_root "$work/hostile-libc" "" && ln -s "$affected/libc.so.6" "$work/hostile-libc/usr/lib/x86_64-linux-gnu/libc.so.6" \
+    && image_root "$work/hostile-dir" "$affected" && rm -rf "$work/escape" && mkdir "$work/escape" \
     && ln -s "$work/escape" "$work/hostile-dir/usr/lib/x86_64-linux-gnu/arenafix" || { fail "the hostile root file systems could not be made"; summary; }
 for i in $images; do
     { [ "$i" != musl ] || [ -n "$musl" ]; } && { [ "$i" != foreign ] || [ -n "$foreign" ]; } || continue
@@ -171,7 +160,7 @@ fi
 # each (it needs nothing newer than GLIBC_2.34) and gives the fixed count.
 for r in $releases; do
     for d in $(echo "$more" | tr ':' ' '); do [ "$(basename "$(dirname "$d")")" = "$r" ] && from_dir=$d; done
-    if rootfs "$work/$r" "$from_dir" && image "$r" && start "$r-plain" "$r" "$hooks" && plain=$count \
+    if image_root "$work/$r" "$from_dir" && image "$r" && start "$r-plain" "$r" "$hooks" && plain=$count \
         && start "$r-hooked" "$r" "$hooks" $on; then
         [ "$plain" = 9 ] && [ "$count" = "$host" ] && [ "$(mapped "$pid" arenafix/libarenafix.so)" -gt 0 ] \
             && pass "$r: a pinned container gets 9 arenas without the annotation, $count with the hook" \

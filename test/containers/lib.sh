@@ -33,3 +33,21 @@ image() {
     tar -C "$work/$1" -c . | pm import - "localhost/$tag-$1" >/dev/null 2>"$work/import.log" ||
         { cat "$work/import.log"; return 1; }
 }
+
+# rootfs DIR GLIBC_DIR [NAME=FILE]...: a root file system in DIR with
+# each FILE as bin/NAME and, unless GLIBC_DIR is "", that glibc's libc
+# and loader at the multiarch path with its cache.
+rootfs() {
+    dir=$1 from=$2
+    shift 2
+    rm -rf "$dir" && mkdir -p "$dir/usr/lib/x86_64-linux-gnu" "$dir/lib64" "$dir/bin" "$dir/etc" \
+        "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp" "$dir/run" || return 1
+    for spec in "$@"; do
+        cp "${spec#*=}" "$dir/bin/${spec%%=*}" || return 1
+    done
+    [ -n "$from" ] || return 0
+    cp "$from/libc.so.6" "$from/ld-linux-x86-64.so.2" "$dir/usr/lib/x86_64-linux-gnu/" || return 1
+    ln -s ../usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$dir/lib64/ld-linux-x86-64.so.2"
+    echo /usr/lib/x86_64-linux-gnu > "$dir/etc/ld.so.conf"
+    ldconfig -r "$dir"
+}

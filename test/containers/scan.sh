@@ -34,23 +34,14 @@ trap cleanup EXIT INT TERM
 
 # A root file system with the glibc of DIR at the multiarch path, its
 # cache, and the built arenafix.
-rootfs() {
-    dir=$1 from=$2
-    rm -rf "$dir" && mkdir -p "$dir/usr/lib/x86_64-linux-gnu" "$dir/lib64" "$dir/bin" "$dir/etc" \
-        "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp" "$dir/run" || return 1
-    cp "$from/libc.so.6" "$from/ld-linux-x86-64.so.2" "$dir/usr/lib/x86_64-linux-gnu/" || return 1
-    ln -s ../usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$dir/lib64/ld-linux-x86-64.so.2"
-    cp "$cli" "$dir/bin/arenafix" && cp "$prog" "$dir/bin/arenawait"
-    echo /usr/lib/x86_64-linux-gnu > "$dir/etc/ld.so.conf"
-    ldconfig -r "$dir"
-}
+image_root() { rootfs "$1" "$2" "arenafix=$cli" "arenawait=$prog"; }
 
 
 t0=$(date +%s)
 mkdir -p "$work"
-rootfs "$work/fixed" /lib/x86_64-linux-gnu && image fixed || { fail "the scanner's image could not be made"; summary; }
+image_root "$work/fixed" /lib/x86_64-linux-gnu && image fixed || { fail "the scanner's image could not be made"; summary; }
 have_shipped=false
-[ -e "$shipped/libc.so.6" ] && rootfs "$work/shipped" "$shipped" && image shipped && have_shipped=true
+[ -e "$shipped/libc.so.6" ] && image_root "$work/shipped" "$shipped" && image shipped && have_shipped=true
 
 # A pinned process on the host, on the affected glibc: hit.
 rm -f "$work/hold" && mkfifo "$work/hold"
