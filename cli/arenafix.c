@@ -73,6 +73,8 @@ static int dispatch(const char *word, int argc, char **argv, bool *found)
         return afx_cmd_path(argc, argv);
     if (strcmp(word, "oci-hook") == 0)
         return afx_cmd_oci_hook(argc, argv);
+    if (strcmp(word, "cdi") == 0)
+        return afx_cmd_cdi(argc, argv);
     *found = false;
     return AFX_EXIT_USAGE;
 }

@@ -31,6 +31,7 @@ int afx_cmd_enable(int argc, char **argv, bool enable);
 int afx_cmd_path(int argc, char **argv);
 int afx_cmd_status(int argc, char **argv);
 int afx_cmd_oci_hook(int argc, char **argv);
+int afx_cmd_cdi(int argc, char **argv);
 
 /* The top-level help on stdout (usage.c). */
 void afx_print_usage(void);

@@ -207,3 +207,8 @@ bool afx_library_trusted(const struct afx_library *lib)
               where, why);
     return false;
 }
+
+const char *afx_root_only_file(const char *path, char *where, size_t size)
+{
+    return root_only_path(path, where, size);
+}

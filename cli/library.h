@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 struct afx_library {
     char file[PATH_MAX];      /* the library for this architecture */
@@ -25,5 +26,10 @@ bool afx_find_library(struct afx_library *lib);
  * Otherwise prints one line naming the culprit and the fix.  Always
  * true for other users (the kernel keeps them to their own files). */
 bool afx_library_trusted(const struct afx_library *lib);
+
+/* The same test for any file (a program a spec makes root run): NULL
+ * if path and every directory on its way are root's alone, otherwise
+ * why, with the culprit in where[size].  Whoever runs it. */
+const char *afx_root_only_file(const char *path, char *where, size_t size);
 
 #endif

@@ -21,6 +21,7 @@ static const char usage[] =
     "  arenafix status [--root DIR] [--json]         what arenafix changed here\n"
     "  arenafix path [--preload]                     print the library's path\n"
     "  arenafix oci-hook                             the containers' OCI hook\n"
+    "  arenafix cdi [--output FILE]                  the containers' CDI spec\n"
     "  arenafix help [SUBCOMMAND]                    this help, or a subcommand's\n"
     "\n"
     "Options for CMD:\n"

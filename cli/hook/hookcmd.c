@@ -35,7 +35,7 @@
 #define PRELOAD_FILE ".arenafix-ld.so.preload"
 
 static const char hook_usage[] =
-    "Usage: arenafix oci-hook [--log FILE]\n"
+    "Usage: arenafix oci-hook [--cdi] [--log FILE]\n"
     "The OCI hook (createRuntime or prestart) that gives a container the library.\n"
     "It reads the container's state on standard input; where the container has\n"
     "the annotation " ANNOTATION "=true and its image an affected glibc, it\n"
@@ -45,12 +45,15 @@ static const char hook_usage[] =
     "fixed one is left alone; the reason goes to standard error.\n"
     "\n"
     "Options:\n"
+    "      --cdi       run from the CDI spec (arenafix cdi): the container asked by\n"
+    "                  its device, no annotation needed; the same limits hold\n"
     "      --log FILE  append what it says to FILE (runc shows a hook's standard\n"
     "                  error only when it fails)\n"
     "  -h, --help      print this help and exit\n"
     "\n"
     "Examples:\n"
-    "  podman run --annotation " ANNOTATION "=true IMAGE  the hook installed\n"
+    "  podman run --annotation " ANNOTATION "=true IMAGE   the hook installed\n"
+    "  podman run --device arenafix.dev/fix=libarenafix IMAGE  the CDI spec written\n"
     "\n"
     "Exit status: 0 (the container starts, given the library or not); 2 usage error.\n"
     "See arenafix(1).\n";
@@ -310,7 +313,9 @@ out:
     return ok;
 }
 
-static int hook(void)
+/* cdi: the hook runs from a CDI device's edits, which only the
+ * containers given that device get: that is their request. */
+static int hook(bool cdi)
 {
     struct state s = { 0 };
     char why[PATH_MAX + 256], rootfs[PATH_MAX], done[256];
@@ -319,6 +324,7 @@ static int hook(void)
         return AFX_EXIT_OK;
     }
     int bundle = read_bundle(&s, rootfs, sizeof rootfs, &s.enabled, why, sizeof why);
+    s.enabled = s.enabled || cdi;
     if (!s.enabled) {
         say(s.id, "left alone: no annotation " ANNOTATION "=true");
         if (bundle >= 0)
@@ -374,10 +380,12 @@ int afx_cmd_oci_hook(int argc, char **argv)
 {
     static const struct option options[] = {
         { "log", required_argument, NULL, 'l' },
+        { "cdi", no_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     const char *log = NULL;
+    bool cdi = false;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -385,12 +393,18 @@ int afx_cmd_oci_hook(int argc, char **argv)
             fputs(hook_usage, stdout);
             return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
         }
+        if (c == 'c') {
+            cdi = true;
+            continue;
+        }
         if (c != 'l')
-            afx_usage_error("oci-hook: unknown option %s; usage: arenafix oci-hook [--log FILE]", argv[optind - 1]);
+            afx_usage_error("oci-hook: unknown option %s; usage: arenafix oci-hook [--cdi] [--log FILE]",
+                            argv[optind - 1]);
         log = optarg;
     }
     if (optind < argc)
-        afx_usage_error("oci-hook: unexpected argument %s; usage: arenafix oci-hook [--log FILE]", argv[optind]);
+        afx_usage_error("oci-hook: unexpected argument %s; usage: arenafix oci-hook [--cdi] [--log FILE]",
+                        argv[optind]);
     if (log != NULL) {
         /* The operator's file, named in the hooks.d entry: appended to,
          * never through a link. */
@@ -400,5 +414,5 @@ int afx_cmd_oci_hook(int argc, char **argv)
         if (fd >= 0 && fd != STDERR_FILENO)
             close(fd);
     }
-    return hook();
+    return hook(cdi);
 }

@@ -1,6 +1,6 @@
 # make check-containers: real podman containers (runc) on images made
 # here, judged and fixed from the host by arenafix inspect, a scanner in
-# a container, and the OCI hook (test/containers/README.md).  Root;
+# a container, the OCI hook and the CDI spec (test/containers/README.md).  Root;
 # skipped with the reason where podman or runc cannot run.  Each part
 # runs whether the one before passed or not.
 
@@ -15,4 +15,6 @@ check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(
 	sh test/containers/hook.sh $(abspath $(B)/containers-hook) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc \
 	    $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	sh test/containers/cdi.sh $(abspath $(B)/containers-cdi) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
+	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	[ $$failed -eq 0 ]
