@@ -4,8 +4,10 @@
 # directory, on images made here with `podman import`.  See
 # test/containers/README.md.
 #
-#   cdi.sh BUILD_DIR ARENAFIX LIBARENAFIX ARENAWAIT AFFECTED_GLIBC_DIR EXITWITH_SOURCE [AFFECTED_GLIBCS]
+#   cdi.sh BUILD_DIR ARENAFIX LIBARENAFIX ARENAWAIT AFFECTED_GLIBC_DIR EXITWITH_SOURCE HOOK_JSON [AFFECTED_GLIBCS]
 #
+# HOOK_JSON is the package's hooks.d entry, for a container given both
+# the annotation and the device.
 # AFFECTED_GLIBCS (ARENAFIX_AFFECTED_GLIBC, a colon-separated list): the
 # upstream releases among them get an image each.
 #
@@ -15,7 +17,7 @@
 # when the part ends, with /var/run/cdi if the part made it.  Its images
 # and containers are named afxcdi-PID-*, removed at the end.
 set -u
-work=$1 cli=$2 lib=$3 prog=$4 affected=$5 exitwith=$6 more=${7:-}
+work=$1 cli=$2 lib=$3 prog=$4 affected=$5 exitwith=$6 entry=$7 more=${8:-}
 tag=afxcdi-$$
 part=cdi
 . "$(dirname "$0")/lib.sh"
@@ -186,7 +188,22 @@ else
     skip "no musl-gcc or musl loader (musl-tools)"
 fi
 
-# 6. The device is the spec's: it gave the library above; with the file
+# 6. The annotation's hook (the hooks.d entry) and the device both: the
+# second run of the hook finds the library listed and adds nothing.
+hooks=$work/hooks
+mkdir -p "$hooks" && sed -e 's|"path": "[^"]*/arenafix"|"path": "'"$cli"'"|' \
+    -e 's|"args": \["arenafix", "oci-hook"\]|"args": ["arenafix", "oci-hook", "--log", "'"$work"'/hook.log"]|' "$entry" > "$hooks/arenafix.json"
+: > "$work/hook.log"
+out=$(pm --hooks-dir "$hooks" run --rm $run_opts --annotation io.arenafix.enable=true --device "$device" "localhost/$tag-affected" \
+    /bin/busybox sh -c '/bin/arenawait 30 pinned; grep -c " /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so " /proc/self/mountinfo; cat /etc/ld.so.preload' 2>&1)
+[ "$out" = "arenas=$host
+1
+/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so" ] && [ "$(grep -c 'given the library' "$work/hook.log")" = 1 ] \
+    && grep -F "left alone: its /etc/ld.so.preload lists /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so already" "$work/hook.log" >/dev/null \
+    && pass "the annotation and the device both: the library mounted once, listed once, $host arenas" \
+    || { fail "the annotation and the device both: $out"; cat "$work/hook.log"; }
+
+# 7. The device is the spec's: it gave the library above; with the file
 # removed podman knows no such device, and runs nothing.
 rm -f "$cdispec"
 : > "$work/hook.log"

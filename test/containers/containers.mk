@@ -16,5 +16,6 @@ check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(
 	    $(abspath $(B)/test/arenawait) $$glibc \
 	    $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	sh test/containers/cdi.sh $(abspath $(B)/containers-cdi) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
-	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) \
+	    '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	[ $$failed -eq 0 ]
