@@ -75,9 +75,13 @@ static bool hook_library(void)
 {
     struct afx_library lib;
     char where[PATH_MAX];
+    bool had = getenv("ARENAFIX_LIBRARY") != NULL;
     unsetenv("ARENAFIX_LIBRARY");
-    if (!afx_find_library(&lib))
+    if (!afx_find_library(&lib)) {
+        if (had)
+            afx_error("cdi: ARENAFIX_LIBRARY is not used: the hook runs in the engine's environment, not this one");
         return false;
+    }
     const char *why = afx_root_only_file(lib.file, where, sizeof where);
     if (why != NULL) {
         afx_error("cdi: %s: %s; the hook mounts only a library only root can change: install it "
