@@ -6,7 +6,7 @@
 
 .PHONY: check-containers
 check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
-	@mkdir -p $(B)/containers $(B)/containers-hook
+	@mkdir -p $(B)/containers $(B)/containers-hook $(B)/containers-engines
 	@glibc=$(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))); failed=0; \
 	sh test/containers/check.sh $(abspath $(B)/containers) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc || failed=1; \
@@ -15,4 +15,6 @@ check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(
 	sh test/containers/hook.sh $(abspath $(B)/containers-hook) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc \
 	    $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	sh test/containers/engines.sh $(abspath $(B)/containers-engines) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
+	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	[ $$failed -eq 0 ]
