@@ -72,7 +72,9 @@ bool afx_json_top_string(const char *json, size_t len, const char *key, char *ou
         }
         s++;
     }
-    if (!closed || json[strspn(json, " \t\r\n")] != '{' || found == NULL || found_len == (size_t)-1
+    while (s < end && *s != '\0' && strchr(" \t\r\n", *s) != NULL)
+        s++;
+    if (!closed || s != end || json[strspn(json, " \t\r\n")] != '{' || found == NULL || found_len == (size_t)-1
         || found_len >= size || memchr(found, '\0', found_len) != NULL)
         return false;
     memcpy(out, found, found_len);
