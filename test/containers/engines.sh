@@ -174,6 +174,9 @@ docker_part() {
         && echo "$text" | grep -E "^    docker container $tag-hit, id $(echo "$hit_id" | cut -c1-12): process $hit_pid arenawait" >/dev/null \
         && pass "inspect --all's row and its fix name it docker:ID:NAME" \
         || { fail "inspect --all's row and fix for the docker container:"; echo "$text" | grep -E " $hit_pid |docker"; }
+    echo "what inspect --all printed for it:"
+    echo "$text" | grep -E "^ *$hit_pid |^fix the containers"
+    echo "$text" | sed -n "/^    docker container $tag-hit,/{p;n;p}"
 
     # 3. inspect PID: hit, named, nothing of it executed.
     strace -f -qq -e trace=execve,execveat -o "$work/strace.log" "$cli" inspect --json "$hit_pid" >"$work/pid.json" 2>/dev/null
@@ -339,6 +342,8 @@ containerd_part() {
     [ "$rc" = 3 ] && [ "$execs" = 0 ] && grep -q '"container_engine":"containerd"' "$work/ctr.json" \
         && pass "inspect PID of the containerd container: hit (exit 3), named, executes nothing of it" \
         || { fail "inspect PID of the containerd container: exit $rc, $execs programs not its own executed"; cat "$work/ctr.json"; }
+    echo "what inspect PID printed for it:"
+    "$cli" inspect "$pid" | grep -E "^  container:|^verdict|^    containerd|^        --mount"
     opts=$(printed_fix "$pid")
     eval "set -- $opts"
     case $opts in --mount*) ;; *) opts= ;; esac
