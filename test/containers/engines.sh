@@ -238,6 +238,26 @@ sys.exit(not (p["container_engine"] == "docker" and p["container_id"] == sys.arg
         fail "docker: the container under --cgroup-parent did not start"
     fi
 
+    # A tenant's own shim: its pinned program runs under a process of
+    # its container, uid 0, running /usr/bin/containerd-shim-runc-v2 (the
+    # host's shim's path, root's alone there too), whose command line
+    # claims another container; its cgroup names none (--cgroup-parent).
+    shimfake=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
+    if mkdir -p "$work/affected/usr/bin" && cc -static -O2 -o "$work/affected/usr/bin/containerd-shim-runc-v2" "$(dirname "$0")/fakeshim.c" \
+        && tar -C "$work/affected" -c . | dk import - "$tag-forger" >/dev/null \
+        && dk run -d -i --network none --name "$tag-forger" --cgroup-parent "$cgparent" "$tag-forger" \
+            /usr/bin/containerd-shim-runc-v2 -namespace moby -id "$shimfake" /bin/arenawait 30 pinned >/dev/null; then
+        fid=$(dk inspect -f '{{.Id}}' "$tag-forger")
+        for _ in $(seq 1 1200); do dk logs "$tag-forger" 2>/dev/null | grep -q '^arenas=' && break; sleep 0.1; done
+        got=$(scanned "$fid")
+        [ "$got" = "docker $(echo "$fid" | cut -c1-12) $tag-forger hit unknown False" ] \
+            && ! "$cli" inspect --all --json 2>/dev/null | grep -q "$shimfake" \
+            && pass "a shim the tenant runs in its container is not taken for its container's: the real one names it" \
+            || fail "inspect --all --json said of the container with a forged shim: $got"
+    else
+        fail "docker: the container with a forged shim did not start"
+    fi
+
     # 7. A hostile tenant: a cgroup of its own below its container's,
     # named as another docker container, and docker's files forged in
     # its root; a container under --cgroup-parent moves below its own
