@@ -178,6 +178,9 @@ docker_part() {
     echo "$text" | grep -E "^ *$hit_pid |^fix the containers"
     echo "$text" | sed -n "/^    docker container $tag-hit,/{p;n;p}"
 
+    "$cli" inspect --all --prometheus 2>/dev/null | grep -F 'arenafix_process_verdict{unit="(docker container)",comm="arenawait",verdict="hit"}' >/dev/null \
+        && pass "the metrics count it under unit=\"(docker container)\"" || fail "the metrics do not count it under (docker container)"
+
     # 3. inspect PID: hit, named, nothing of it executed.
     strace -f -qq -e trace=execve,execveat -o "$work/strace.log" "$cli" inspect --json "$hit_pid" >"$work/pid.json" 2>/dev/null
     rc=$?
@@ -356,6 +359,8 @@ containerd_part() {
     [ "$got" = "containerd $(echo "$tag-hit" | cut -c1-12) - hit unknown False" ] \
         && pass "inspect --all --json names the containerd container (engine, its ID) by its shim, hit" \
         || fail "inspect --all --json said of the containerd container: $got"
+    "$cli" inspect --all --prometheus 2>/dev/null | grep -F 'arenafix_process_verdict{unit="(containerd container)",comm="arenawait",verdict="hit"}' >/dev/null \
+        && pass "the metrics count it under unit=\"(containerd container)\"" || fail "the metrics do not count it under (containerd container)"
     strace -f -qq -e trace=execve,execveat -o "$work/strace-ctr.log" "$cli" inspect --json "$pid" >"$work/ctr.json" 2>/dev/null
     rc=$?
     execs=$(foreign_execs "$work/strace-ctr.log")
