@@ -198,6 +198,8 @@ sys.exit(not (p["container_engine"] == "docker" and p["container_id"] == sys.arg
         dstart "probe-$img" "$img" && p=$pid || continue
         opts=$(printed_fix "$p")
         eval "set -- $opts"
+        # It mounts the library of this build (the one inspect finds).
+        case $opts in *"'$lib:"*) ;; *) opts= ;; esac
         if [ -n "$opts" ] && dstart "fixed-$img" "$img" "$@"; then
             [ "$count" = "$host" ] && pass "docker: the printed fix ($opts) gives $count arenas on $img, the host glibc's count" \
                 || fail "docker: the printed fix ($opts) gave $count arenas on $img, not $host"
