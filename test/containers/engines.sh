@@ -36,6 +36,8 @@ cgparent=/$tag-parent
 # Made by dockerd whatever it is told (its plugins' sockets, hard-coded):
 # removed at the end if it was not there before.
 [ -e /run/docker ] && had_run_docker=1 || had_run_docker=0
+# Where containerd's shims put their sockets, whatever it is told.
+[ -e /run/containerd ] && had_run_containerd=1 || had_run_containerd=0
 # The cgroup docker makes for its containers (cgroupfs driver), likewise.
 had_docker_cgroups=$(ls -d /sys/fs/cgroup/*/docker 2>/dev/null)
 
@@ -63,6 +65,7 @@ cleanup() {
     for d in $(find /sys/fs/cgroup -maxdepth 3 -type d -path "*$tag*" 2>/dev/null | sort -r); do rmdir "$d" 2>/dev/null; done
     if [ "$had_run_docker" = 0 ]; then rmdir /run/docker/plugins /run/docker 2>/dev/null; fi
     [ -n "$had_docker_cgroups" ] || rmdir /sys/fs/cgroup/*/docker 2>/dev/null
+    if [ "$had_run_containerd" = 0 ]; then rmdir /run/containerd/s /run/containerd 2>/dev/null; fi
     rm -rf "$work/docker" "$work/containerd" "$work"/hold-*
     return 0
 }
@@ -335,7 +338,7 @@ cstart() {
     name=$1 fd=$2; shift 2
     hold=$work/hold-$name
     rm -f "$hold" && mkfifo "$hold" || return 1
-    ct run "$@" "localhost/$tag-affected:latest" "$tag-$name" /bin/arenawait 30 pinned <"$hold" >"$work/ctr-$name.out" 2>&1 &
+    ct run --fifo-dir "$work/containerd/fifo" --runc-root "$work/containerd/runc" "$@" "localhost/$tag-affected:latest" "$tag-$name" /bin/arenawait 30 pinned <"$hold" >"$work/ctr-$name.out" 2>&1 &
     eval "exec $fd>\"\$hold\""
     count=
     for _ in $(seq 1 1200); do
