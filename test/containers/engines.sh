@@ -290,6 +290,12 @@ sys.exit(not (p["container_engine"] == "docker" and p["container_id"] == sys.arg
     [ "$got" = "docker $(echo "$hit_id" | cut -c1-12) $tag-hit hit unknown False / docker $(echo "${parented_id:-none}" | cut -c1-12) $tag-parented hit unknown False" ] \
         && pass "a hostile tenant's nested cgroups and forged docker files change neither ID nor name" \
         || fail "inspect --all --json said of the hostile docker containers: $got"
+    # docker's own file, once others may write its directory, is not read.
+    cdir=$work/docker/data/containers/$hit_id
+    chmod o+w "$cdir" && got=$(scanned "$hit_id") && chmod o-w "$cdir"
+    [ "$got" = "docker $(echo "$hit_id" | cut -c1-12) - hit unknown False" ] \
+        && pass "a config.v2.json in a directory others may write is not read" \
+        || fail "inspect --all --json, with the container's directory writable by others: $got"
     "$cli" inspect --all --json 2>/dev/null | grep -q "$fake\|\"evil\"" && fail "the tenant's fake ID or name was shown" \
         || pass "the tenant's fake ID and name are shown nowhere"
     strace -f -qq -e trace=execve,execveat,openat -o "$work/strace-hostile.log" "$cli" inspect "$hit_pid" >/dev/null 2>&1
