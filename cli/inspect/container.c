@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engines.h"
 #include "proc/podmanstate.h"
 
 /* A few hundred bytes a container: room for tens of thousands. */
@@ -20,8 +22,9 @@ static bool root_only(const struct stat *st)
 }
 
 /* path (absolute), opened only if it and every directory on its way are
- * root's alone, no link followed: what it says, root wrote.  -1 if not. */
-static int open_root_only(const char *path)
+ * root's alone, no link followed: what it says, root wrote.  -1 if not,
+ * or if larger than max. */
+static int open_root_only_max(const char *path, off_t max)
 {
     struct stat st;
     int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -43,7 +46,7 @@ static int open_root_only(const char *path)
         close(dir);
         dir = next;
         if (last && dir >= 0) {
-            if (fstat(dir, &st) == 0 && S_ISREG(st.st_mode) && root_only(&st) && st.st_size <= STATE_MAX)
+            if (fstat(dir, &st) == 0 && S_ISREG(st.st_mode) && root_only(&st) && st.st_size <= max)
                 return dir;
             break;
         }
@@ -51,6 +54,11 @@ static int open_root_only(const char *path)
     if (dir >= 0)
         close(dir);
     return -1;
+}
+
+static int open_root_only(const char *path)
+{
+    return open_root_only_max(path, STATE_MAX);
 }
 
 /* The whole of fd, at most STATE_MAX bytes; NULL if more or unreadable. */
@@ -144,6 +152,27 @@ void afx_container_of(long pid, const char *text, size_t len, struct afx_contain
         *c = (struct afx_container){ 0 };
     if (c->below_unit && !podman_member(pid, c))
         *c = (struct afx_container){ 0 };
+    /* Where its cgroup names none (docker's --cgroup-parent, a
+     * container ctr runs), the shim it runs under may. */
+    if (c->engine[0] == '\0')
+        afx_shim_container(pid, c);
     if (strcmp(c->engine, "podman") == 0)
         podman_name(c);
+    else if (strcmp(c->engine, "docker") == 0)
+        afx_docker_name_of(c);
+}
+
+int afx_open_root_only(const char *path)
+{
+    return open_root_only(path);
+}
+
+int afx_open_root_program(const char *path)
+{
+    return open_root_only_max(path, INT64_MAX);
+}
+
+char *afx_read_root_only(int fd, size_t *len)
+{
+    return read_all(fd, len);
 }

@@ -24,7 +24,18 @@
  * service's processes could have named their own, counts only if it
  * shares the mount namespace of the container's first process, as
  * podman's pidfile (root's alone, as above) gives its PID; else it is
- * in no container. */
+ * in no container.  One its cgroup names none of is looked up by the
+ * containerd shim it runs under (engines.h), and a docker container's
+ * name read from its config.v2.json. */
 void afx_container_of(long pid, const char *text, size_t len, struct afx_container *c);
+
+/* path (absolute) opened for reading if it and every directory on its
+ * way are root's and no one else may write them, no link followed, a
+ * regular file of at most 16 MiB; -1 if not. */
+int afx_open_root_only(const char *path);
+/* The same for a program, of any size. */
+int afx_open_root_program(const char *path);
+/* The whole of fd (at most 16 MiB), malloc'd; NULL if more or unreadable. */
+char *afx_read_root_only(int fd, size_t *len);
 
 #endif

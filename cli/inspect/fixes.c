@@ -143,7 +143,7 @@ static bool mountable(const char *dir)
 /* The options that run one container again with the library. */
 static void print_container_options(const struct afx_fix *x, const struct afx_library *lib, FILE *out)
 {
-    static char inside[PATH_MAX + 32], volume[2 * PATH_MAX + 64], env[PATH_MAX + 1100];
+    static char inside[PATH_MAX + 32], volume[2 * PATH_MAX + 128], env[PATH_MAX + 1100];
     static char word[2][2 * (2 * PATH_MAX + 1100)];
     snprintf(inside, sizeof inside, "%s/arenafix/libarenafix.so", x->libdir);
     snprintf(volume, sizeof volume, "%s:%s:ro", lib->file, inside);
@@ -151,6 +151,13 @@ static void print_container_options(const struct afx_fix *x, const struct afx_li
         snprintf(env, sizeof env, "LD_PRELOAD=%s:%s", inside, x->preload);
     else
         snprintf(env, sizeof env, "LD_PRELOAD=%s", inside);
+    if (strcmp(x->container.engine, "containerd") == 0) {
+        /* ctr run's: its --mount takes the options of mount(8). */
+        snprintf(volume, sizeof volume, "type=bind,src=%s,dst=%s,options=rbind:ro", lib->file, inside);
+        fprintf(out, "        --mount %s --env %s\n", afx_unit_shell_word(volume, word[0], sizeof word[0]),
+                afx_unit_shell_word(env, word[1], sizeof word[1]));
+        return;
+    }
     fprintf(out, "        -v %s -e %s\n", afx_unit_shell_word(volume, word[0], sizeof word[0]),
             afx_unit_shell_word(env, word[1], sizeof word[1]));
 }
@@ -166,14 +173,20 @@ static void print_containers(const struct afx_fixes *f, FILE *out)
             continue;
         if (first) {
             fputs("fix the containers: run each again (as root) with these options added to its podman run "
-                  "(or docker run):\n", out);
+                  "(or docker run; ctr run's for containerd's):\n", out);
             found = afx_find_library(&lib);
         }
         first = false;
-        fprintf(out, "    %s container %s, id %.12s: process %ld %s (%s)\n", x->container.engine,
-                x->container.name[0] ? x->container.name : "(name unknown)", x->container.id, x->pid,
+        /* An engine's 64-digit ID by its first 12, as its client shows it;
+         * a name ctr was given as ID, whole. */
+        int shown = strlen(x->container.id) == AFX_CONTAINER_ID_SIZE - 1 ? 12 : (int)sizeof x->container.id;
+        fprintf(out, "    %s container %s, id %.*s: process %ld %s (%s)\n", x->container.engine,
+                x->container.name[0] ? x->container.name : "(name unknown)", shown, x->container.id, x->pid,
                 afx_escape(x->name, name, sizeof name), afx_escape(x->exe, exe, sizeof exe));
-        bool runs = strcmp(x->container.engine, "podman") == 0 || strcmp(x->container.engine, "docker") == 0;
+        /* A container ctr runs, its shim says (not Kubernetes' namespace). */
+        bool ctr = strcmp(x->container.engine, "containerd") == 0 && x->container.ns[0] != '\0'
+                   && strcmp(x->container.ns, "k8s.io") != 0;
+        bool runs = strcmp(x->container.engine, "podman") == 0 || strcmp(x->container.engine, "docker") == 0 || ctr;
         if (!runs)
             fputs("        (a Kubernetes pod's: mount libarenafix.so read-only in its image's libc directory and "
                   "name it in LD_PRELOAD, in the pod's spec)\n", out);

@@ -51,6 +51,7 @@ struct afx_container {
     char id[AFX_CONTAINER_ID_SIZE];
     char name[AFX_CONTAINER_NAME_SIZE];     /* from the engine's own files, "" if unknown */
     bool below_unit;            /* found below a service's cgroup: the service may have named it */
+    char ns[80];                /* containerd's namespace, where its shim said ("moby": docker's); "" if not */
 };
 
 /* From the text of /proc/PID/cgroup (as afx_cgroup_unit reads it, the

@@ -53,6 +53,7 @@ $(B)/fuzz/fuzz_maps: cli/proc/procmaps.c cli/proc/procmaps.h
 $(B)/fuzz/fuzz_procstatus: cli/proc/procstatus.c cli/proc/procstatus.h cli/proc/procenv.c cli/proc/procenv.h
 $(B)/fuzz/fuzz_text: cli/escape.c cli/escape.h common/json.c common/json.h
 $(B)/fuzz/fuzz_cgroup: cli/proc/proccgroup.c cli/proc/proccgroup.h
+$(B)/fuzz/fuzz_engines: cli/proc/enginestate.c cli/proc/enginestate.h
 
 .PHONY: check-cli
 CHECK_SUITES += check-cli

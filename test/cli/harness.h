@@ -88,5 +88,6 @@ Suite *libc_suite(void);
 Suite *rootprobe_suite(void);
 Suite *prometheus_suite(void);
 Suite *cdi_suite(void);
+Suite *engines_suite(void);
 
 #endif

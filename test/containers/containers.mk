@@ -1,12 +1,13 @@
 # make check-containers: real podman containers (runc) on images made
 # here, judged and fixed from the host by arenafix inspect, a scanner in
-# a container, the OCI hook and the CDI spec (test/containers/README.md).  Root;
+# a container, the OCI hook, the CDI spec, and docker and containerd
+# run for real (test/containers/README.md).  Root;
 # skipped with the reason where podman or runc cannot run.  Each part
 # runs whether the one before passed or not.
 
 .PHONY: check-containers
 check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
-	@mkdir -p $(B)/containers $(B)/containers-hook
+	@mkdir -p $(B)/containers $(B)/containers-hook $(B)/containers-engines
 	@glibc=$(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))); failed=0; \
 	sh test/containers/check.sh $(abspath $(B)/containers) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc || failed=1; \
@@ -18,4 +19,6 @@ check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(
 	sh test/containers/cdi.sh $(abspath $(B)/containers-cdi) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) \
 	    '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	sh test/containers/engines.sh $(abspath $(B)/containers-engines) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
+	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	[ $$failed -eq 0 ]

@@ -1,0 +1,221 @@
+/* What docker and containerd write of a container, as inspect reads it
+ * (cli/proc/enginestate.h), called directly; the cgroup paths docker
+ * really uses. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "proc/enginestate.h"
+#include "proc/proccgroup.h"
+
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define FAKE "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+/* The top-level string of key in json, "!" if none. */
+static const char *top(const char *json, const char *key)
+{
+    static char out[64];
+    if (!afx_json_top_string(json, strlen(json), key, out, sizeof out))
+        return "!";
+    return out;
+}
+
+START_TEST(json_top_string)
+{
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        { "{\"ID\":\"a\",\"Name\":\"/web\"}", "/web" },
+        { " { \"Name\" : \"/web\" } \n", "/web" },
+        /* An image's label (its author's) or an argument named like it. */
+        { "{\"Config\":{\"Labels\":{\"Name\":\"/evil\"}},\"Name\":\"/web\"}", "/web" },
+        { "{\"Config\":{\"Labels\":{\"Name\":\"/evil\"}}}", "!" },
+        { "{\"Args\":[\"\\\"Name\\\":\\\"/evil\\\"\"],\"Name\":\"/web\"}", "/web" },
+        { "{\"Args\":[\"a\",\"Name\",\"/evil\"]}", "!" },
+        { "{\"Env\":[{\"Name\":\"/evil\"}],\"Name\":\"/web\"}", "/web" },
+        /* A value that is not a plain string, or named twice. */
+        { "{\"Name\":\"/w\\\"eb\"}", "!" },
+        { "{\"Name\":5}", "!" },
+        { "{\"Name\":\"/a\",\"Name\":\"/b\"}", "!" },
+        /* Not one well-formed object. */
+        { "{\"Name\":\"/web\"", "!" },
+        { "{\"Name\":\"/web", "!" },
+        { "[{\"Name\":\"/web\"}]", "!" },
+        { "{\"Name\":\"/web\"}}", "!" },
+        { "", "!" },
+        /* Too long for the room given. */
+        { "{\"Name\":\"/" "0123456789012345678901234567890123456789012345678901234567890123456789" "\"}", "!" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(top(cases[i].json, "Name"), cases[i].want) == 0, "%s: want %s, got %s", cases[i].json,
+                      cases[i].want, top(cases[i].json, "Name"));
+    /* A NUL inside is no JSON of docker's. */
+    char out[16];
+    ck_assert(!afx_json_top_string("{\"Name\":\"/a\0b\"}", 15, "Name", out, sizeof out));
+    ck_assert_str_eq(top("{\"data-root\":\"/srv/docker\",\"debug\":true}", "data-root"), "/srv/docker");
+}
+END_TEST
+
+START_TEST(docker_name)
+{
+    char name[AFX_CONTAINER_NAME_SIZE];
+    const char *json = "{\"StreamConfig\":{},\"State\":{\"Running\":true},\"ID\":\"" CID "\",\"Config\":{\"Labels\":"
+                       "{\"Name\":\"/evil\"}},\"Name\":\"/web-1\",\"Driver\":\"overlay2\"}";
+    ck_assert(afx_docker_name(json, strlen(json), CID, name, sizeof name));
+    ck_assert_str_eq(name, "web-1");
+    /* Another container's file, or the file of no container. */
+    ck_assert(!afx_docker_name(json, strlen(json), FAKE, name, sizeof name));
+    ck_assert_str_eq(name, "");
+    ck_assert(!afx_docker_name(json, strlen(json), "", name, sizeof name));
+    static const char *const bad[] = {
+        "{\"ID\":\"" CID "\",\"Name\":\"web\"}",
+        "{\"ID\":\"" CID "\",\"Name\":\"/\"}",
+        "{\"ID\":\"" CID "\",\"Name\":\"/w\"}",
+        "{\"ID\":\"" CID "\",\"Name\":\"/-web\"}",
+        "{\"ID\":\"" CID "\",\"Name\":\"/we b\"}",
+        "{\"ID\":\"" CID "\",\"Name\":\"/web/x\"}",
+        "{\"ID\":\"" CID "\",\"Name\":\"/web\\u001b\"}",
+        "{\"Name\":\"/web\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!afx_docker_name(bad[i], strlen(bad[i]), CID, name, sizeof name), "%s", bad[i]);
+    /* Cut to fit, it would be another name: none. */
+    ck_assert(!afx_docker_name(json, strlen(json), CID, name, 5));
+}
+END_TEST
+
+/* The option's value in a command line written with '|' for each NUL. */
+static const char *option(const char *line, const char *name)
+{
+    static char argv[256], out[64];
+    size_t n = strlen(line);
+    memcpy(argv, line, n);
+    for (size_t i = 0; i < n; i++)
+        if (argv[i] == '|')
+            argv[i] = '\0';
+    if (!afx_argv_option(argv, n, name, out, sizeof out))
+        return "!";
+    return out;
+}
+
+START_TEST(argv_option)
+{
+    static const struct {
+        const char *line, *want;
+    } cases[] = {
+        { "/usr/sbin/dockerd|--data-root|/srv/docker|", "/srv/docker" },
+        { "dockerd|-H|unix:///x.sock|--data-root=/srv/docker|--debug|", "/srv/docker" },
+        { "dockerd|--data-root|/a|--data-root=/b|", "/b" },
+        { "dockerd|--data-root-x=/a|", "!" },
+        { "dockerd|", "!" },
+        { "--data-root=/a|", "!" },
+        { "dockerd|--data-root|", "!" },
+        { "dockerd|--|--data-root=/a|", "!" },
+        /* The kernel's text ends each argument: one cut short is none. */
+        { "dockerd|--data-root=/a", "!" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(option(cases[i].line, "--data-root"), cases[i].want) == 0, "%s: want %s, got %s",
+                      cases[i].line, cases[i].want, option(cases[i].line, "--data-root"));
+}
+END_TEST
+
+/* "NS ID" of a shim's command line ('|' for NUL), "!" if none. */
+static const char *shim(const char *line)
+{
+    static char argv[512], ns[80], id[AFX_CONTAINER_ID_SIZE], got[160];
+    size_t n = strlen(line);
+    memcpy(argv, line, n);
+    for (size_t i = 0; i < n; i++)
+        if (argv[i] == '|')
+            argv[i] = '\0';
+    if (!afx_shim_task(argv, n, ns, sizeof ns, id, sizeof id))
+        return "!";
+    snprintf(got, sizeof got, "%s %s", ns, id);
+    return got;
+}
+
+START_TEST(shim_task)
+{
+    static const struct {
+        const char *line, *want;
+    } cases[] = {
+        { "/usr/bin/containerd-shim-runc-v2|-namespace|moby|-id|" CID "|-address|/run/containerd/containerd.sock|",
+          "moby " CID },
+        { "containerd-shim-runc-v2|-namespace|default|-id|web_1.a-b|-address|/x|", "default web_1.a-b" },
+        { "/usr/bin/containerd-shim-runc-v1|-namespace|k8s.io|-id|" CID "|", "k8s.io " CID },
+        /* containerd's first shim, which names no ID. */
+        { "/usr/bin/containerd-shim|-namespace|moby|-workdir|/x|-id|" CID "|", "!" },
+        /* Not a shim; a shim of no container named. */
+        { "/usr/bin/containerd|-namespace|moby|-id|" CID "|", "!" },
+        { "/tmp/containerd-shim-runc-v2x/sh|-namespace|moby|-id|" CID "|", "!" },
+        { "containerd-shim-runc-v2|-namespace|moby|", "!" },
+        { "containerd-shim-runc-v2|-id|" CID "|", "!" },
+        { "containerd-shim-runc-v2|-namespace|moby|-id|", "!" },
+        /* Named twice: which would the shim serve? */
+        { "containerd-shim-runc-v2|-namespace|moby|-id|a|-id|b|", "!" },
+        /* Not a name containerd accepts. */
+        { "containerd-shim-runc-v2|-namespace|moby|-id|../x|", "!" },
+        { "containerd-shim-runc-v2|-namespace|mo by|-id|a|", "!" },
+        { "containerd-shim-runc-v2|-namespace|moby|-id|-a|", "!" },
+        { "containerd-shim-runc-v2|-namespace|moby|-id|a\nb|", "!" },
+        { "containerd-shim-runc-v2|-namespace|moby|-id|" CID "x|", "!" },
+        { "containerd-shim-runc-v2|-namespace|moby|-id|a", "!" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(shim(cases[i].line), cases[i].want) == 0, "%s: want %s, got %s", cases[i].line,
+                      cases[i].want, shim(cases[i].line));
+}
+END_TEST
+
+/* The container docker's cgroups name, "engine id", "" if none. */
+static const char *docker_cgroup(const char *text)
+{
+    static char got[128];
+    struct afx_container c;
+    if (!afx_cgroup_container(text, strlen(text), &c))
+        return "";
+    snprintf(got, sizeof got, "%s %.4s", c.engine, c.id);
+    return got;
+}
+
+START_TEST(docker_cgroups)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        /* docker 20.10 here (cgroupfs driver, no systemd, a hybrid
+         * layout): the same path in every hierarchy. */
+        { "9:name=systemd:/docker/" CID "\n4:memory:/docker/" CID "\n1:cpu:/docker/" CID "\n0::/docker/" CID "\n",
+          "docker 0123" },
+        /* With systemd's driver, v2 (the host's cgroup namespace). */
+        { "0::/system.slice/docker-" CID ".scope\n", "docker 0123" },
+        { "0::/user.slice/docker-" CID ".scope\n", "docker 0123" },
+        /* A tenant's own below its container's. */
+        { "9:name=systemd:/docker/" CID "/docker/" FAKE "\n0::/docker/" CID "/docker/" FAKE "\n", "docker 0123" },
+        { "0::/system.slice/docker-" CID ".scope/docker-" FAKE ".scope\n", "docker 0123" },
+        /* --cgroup-parent: no engine's name (its shim says). */
+        { "0::/mine/" CID "\n", "" },
+        { "0::/docker/" CID "x\n", "" },
+        { "0::/docker/" "0123\n", "" },
+        /* docker's engine itself. */
+        { "0::/system.slice/docker.service\n", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(docker_cgroup(cases[i].text), cases[i].want) == 0, "%s: want '%s', got '%s'",
+                      cases[i].text, cases[i].want, docker_cgroup(cases[i].text));
+}
+END_TEST
+
+Suite *engines_suite(void)
+{
+    Suite *s = suite_create("engines");
+    TCase *tc = tcase_create("engines");
+    tcase_add_test(tc, json_top_string);
+    tcase_add_test(tc, docker_name);
+    tcase_add_test(tc, argv_option);
+    tcase_add_test(tc, shim_task);
+    tcase_add_test(tc, docker_cgroups);
+    suite_add_tcase(s, tc);
+    return s;
+}
