@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "proc/podmanstate.h"
+#include "proc/userns.h"
 
 /* A few hundred bytes a container: room for tens of thousands. */
 #define STATE_MAX (16L << 20)
@@ -146,4 +147,12 @@ void afx_container_of(long pid, const char *text, size_t len, struct afx_contain
         *c = (struct afx_container){ 0 };
     if (strcmp(c->engine, "podman") == 0)
         podman_name(c);
+    /* A rootless one: in no cgroup of root's engine (cgroup v1 gives a
+     * user's none), but in a namespace the kernel says is the user's. */
+    struct afx_userns u;
+    if (c->engine[0] == '\0' && afx_userns_of(pid, &u)) {
+        c->userns = true;
+        c->owner = (unsigned)u.owner;
+        c->mntns = u.mnt;
+    }
 }

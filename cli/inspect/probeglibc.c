@@ -93,9 +93,10 @@ void afx_probe_its_glibc(struct afx_report *r)
             snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped");
         return;
     }
-    if (r->container.engine[0] != '\0') {
-        /* A container's files are its tenant's, uid 0 in there or not:
-         * never run as root, nor in root's cgroup. */
+    if (afx_in_container(&r->container)) {
+        /* A container's files are its tenant's, uid 0 in there or not,
+         * a rootless one's its user's: never run as root, nor in root's
+         * cgroup. */
         static struct afx_host_glibc host;
         afx_host_glibc_probe(&host, &r->host, true);
         afx_judge_glibc_unrun(r, &host);
