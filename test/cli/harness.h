@@ -87,5 +87,6 @@ Suite *help_suite(void);
 Suite *libc_suite(void);
 Suite *rootprobe_suite(void);
 Suite *prometheus_suite(void);
+Suite *rootless_suite(void);
 
 #endif
