@@ -148,9 +148,11 @@ void afx_container_of(long pid, const char *text, size_t len, struct afx_contain
     if (strcmp(c->engine, "podman") == 0)
         podman_name(c);
     /* A rootless one: in no cgroup of root's engine (cgroup v1 gives a
-     * user's none), but in a namespace the kernel says is the user's. */
+     * user's none), but in a namespace the kernel says is a user's.  One
+     * root made is root's sandbox (a service's PrivateUsers=yes): its
+     * unit's fix holds. */
     struct afx_userns u;
-    if (c->engine[0] == '\0' && afx_userns_of(pid, &u)) {
+    if (c->engine[0] == '\0' && afx_userns_of(pid, &u) && u.owner != 0) {
         c->userns = true;
         c->owner = (unsigned)u.owner;
         c->mntns = u.mnt;

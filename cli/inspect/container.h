@@ -25,9 +25,11 @@
  * shares the mount namespace of the container's first process, as
  * podman's pidfile (root's alone, as above) gives its PID; else it is
  * in no container.  One in no engine's cgroup but in a user namespace
- * below ours is a user's (c->userns, its owner and mount namespace from
- * the kernel, userns.h): a rootless container's or a sandbox's, no
- * engine named, nothing of the user's read. */
+ * below ours that a user other than root made is that user's
+ * (c->userns, its owner and mount namespace from the kernel, userns.h):
+ * a rootless container's or a sandbox's, no engine named, nothing of
+ * the user's read.  One root made (a service's PrivateUsers=yes) is
+ * not: the process is judged as it would be without it. */
 void afx_container_of(long pid, const char *text, size_t len, struct afx_container *c);
 
 #endif

@@ -65,6 +65,24 @@ START_TEST(rootless_process_named_by_its_user)
 }
 END_TEST
 
+/* A user namespace root made (a service's PrivateUsers=yes) is no
+ * user's container: its unit's fix holds. */
+START_TEST(roots_own_namespace_is_no_rootless_container)
+{
+    if (skip_emulated(__func__, EMULATED_PROC) || skip_unless_root(__func__))
+        return;
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV("unshare", "--user", "--map-root-user", test_prog("arenawait"), "2"));
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    ck_assert_msg(strstr(r.out, "\"rootless_owner_uid\":null") != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* Root's own processes and this command's are in its namespace: no
  * user's. */
 START_TEST(own_namespace_is_no_ones)
@@ -128,6 +146,7 @@ Suite *rootless_suite(void)
     TCase *tc = tcase_create("rootless");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, rootless_process_named_by_its_user);
+    tcase_add_test(tc, roots_own_namespace_is_no_rootless_container);
     tcase_add_test(tc, own_namespace_is_no_ones);
     tcase_add_test(tc, uid_map_identity);
     tcase_add_test(tc, hook_in_a_user_namespace_leaves_it_alone);

@@ -78,6 +78,7 @@ else:
     print("none")' "$1"
 }
 
+t0=$(date +%s)
 image_root "$work/affected" "$affected" && image_root "$work/fixed" /lib/x86_64-linux-gnu \
     && image affected && image fixed \
     || { cat "$work/podman.log"; fail "the user's podman could not make the images"; summary; }
@@ -104,6 +105,7 @@ got=$(scanned "$hit_pid")
     && pass "inspect --all --json: hit, in a rootless container of uid $uid, no engine named, its glibc not run" \
     || fail "inspect --all --json said of the rootless container: $got"
 text=$("$cli" inspect --all 2>/dev/null)
+echo "$text" > "$work/inspect-all.txt"
 echo "$text" | grep -E "^ *$hit_pid +hit .* rootless:uid=$uid " >/dev/null \
     && pass "inspect --all's row names it rootless:uid=$uid" || { fail "inspect --all's row:"; echo "$text" | grep " $hit_pid "; }
 echo "$text" | grep -A2 '^fix the rootless containers:' | grep -E "^    user $user \\(uid $uid\\), .*: process $hit_pid arenawait" >/dev/null \
@@ -168,4 +170,5 @@ else
     fail "the annotated rootless container did not start: $(tail -3 "$work/podman.log")"
 fi
 
+echo "check-containers (rootless): $(($(date +%s) - t0)) s"
 summary
