@@ -150,6 +150,11 @@ if start fixed-glibc fixed ""; then
     [ "$count" = "$host" ] && [ "$got" = "fine not_affected None $uid False" ] \
         && pass "a rootless container on a copy of the host's fixed glibc: $count arenas, fine, glibc not affected" \
         || fail "the rootless container on the host's fixed glibc: $count arenas, inspect said: $got"
+    said=$("$cli" inspect "$pid")
+    rc=$?
+    [ "$rc" = 0 ] && echo "$said" | grep -E "^  glibc: +2\.36, not affected \(its libc.so.6 is the host's byte for byte" >/dev/null \
+        && pass "inspect PID: fine, its glibc not affected, the host's byte for byte (not run)" \
+        || { fail "inspect PID of the rootless container on the host's fixed glibc: exit $rc"; echo "$said"; }
 else
     fail "the rootless container on the host's fixed glibc did not start"
 fi
