@@ -24,6 +24,7 @@
 #include "inspect/hostglibc.h"
 #include "library.h"
 #include "ocijson.h"
+#include "proc/userns.h"
 
 /* The state is a few kilobytes; a config.json rarely more than tens. */
 #define STATE_MAX (1L << 20)
@@ -339,6 +340,15 @@ static int hook(bool cdi)
     int lib_fd = -1, host = -1, root = -1;
     struct afx_image_facts f;
     bool given = false;
+    if (!afx_userns_initial()) {
+        /* Rootless: root's files show there as the overflow uid, as any
+         * other user's do, so none can be known to be root's alone. */
+        say(s.id, "left alone: the hook runs in a user namespace (a rootless engine's), where no file can be told "
+            "to be root's alone, the library's neither; run the container with the options arenafix inspect "
+            "prints (the library mounted read-only, LD_PRELOAD)");
+        close(bundle);
+        return AFX_EXIT_OK;
+    }
     if (!afx_find_library(&lib) || !afx_library_trusted(&lib)) {
         snprintf(why, sizeof why, "no library only root may have written (above)");
         goto out;

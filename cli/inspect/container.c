@@ -12,6 +12,7 @@
 
 #include "engines.h"
 #include "proc/podmanstate.h"
+#include "proc/userns.h"
 
 /* A few hundred bytes a container: room for tens of thousands. */
 #define STATE_MAX (16L << 20)
@@ -160,6 +161,16 @@ void afx_container_of(long pid, const char *text, size_t len, struct afx_contain
         podman_name(c);
     else if (strcmp(c->engine, "docker") == 0)
         afx_docker_name_of(c);
+    /* A rootless one: in no cgroup of root's engine (cgroup v1 gives a
+     * user's none), but in a namespace the kernel says is a user's.  One
+     * root made is root's sandbox (a service's PrivateUsers=yes): its
+     * unit's fix holds. */
+    struct afx_userns u;
+    if (c->engine[0] == '\0' && afx_userns_of(pid, &u) && u.owner != 0) {
+        c->userns = true;
+        c->owner = (unsigned)u.owner;
+        c->mntns = u.mnt;
+    }
 }
 
 int afx_open_root_only(const char *path)

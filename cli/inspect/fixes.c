@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "library.h"
+#include "proc/userns.h"
 
 /* How a process is fixed. */
 enum fix_kind {
@@ -43,7 +44,7 @@ void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
     struct afx_fix *x = &f->list[f->count++];
     x->kind = r->libc_kind == AFX_LIBC_STATIC_GLIBC ? FIX_STATIC
               : r->maps.arenafix ? FIX_LOADED
-              : r->container.engine[0] != '\0' ? FIX_CONTAINER
+              : afx_in_container(&r->container) ? FIX_CONTAINER
               : !r->unit.user && afx_unit_commandable(r->unit.name) ? FIX_SERVICE : FIX_WRAP;
     x->container = r->container;
     snprintf(x->libdir, sizeof x->libdir, "%s", r->maps.libc.path);
@@ -112,11 +113,20 @@ static void print_processes(const struct afx_fixes *f, enum fix_kind kind, const
     }
 }
 
+/* The same container: by its engine's ID, a rootless one (no ID known)
+ * by its user and mount namespace. */
+static bool same_container(const struct afx_container *a, const struct afx_container *b)
+{
+    if (a->userns || b->userns)
+        return a->userns && b->userns && a->owner == b->owner && a->mntns == b->mntns;
+    return strcmp(a->id, b->id) == 0;
+}
+
 /* An earlier entry is the same container. */
 static bool seen_container(const struct afx_fixes *f, size_t i)
 {
     for (size_t k = 0; k < i; k++)
-        if (f->list[k].kind == FIX_CONTAINER && strcmp(f->list[k].container.id, f->list[i].container.id) == 0)
+        if (f->list[k].kind == FIX_CONTAINER && same_container(&f->list[k].container, &f->list[i].container))
             return true;
     return false;
 }
@@ -162,31 +172,52 @@ static void print_container_options(const struct afx_fix *x, const struct afx_li
             afx_unit_shell_word(env, word[1], sizeof word[1]));
 }
 
-static void print_containers(const struct afx_fixes *f, FILE *out)
+/* Which container x is in, on a line of its own. */
+static void print_container(const struct afx_fix *x, FILE *out)
 {
-    static char name[AFX_ESCAPED_SIZE(64)], exe[AFX_ESCAPED_SIZE(PATH_MAX)];
-    static struct afx_library lib;
-    bool first = true, found = false;
-    for (size_t i = 0; i < f->count; i++) {
-        const struct afx_fix *x = &f->list[i];
-        if (x->kind != FIX_CONTAINER || seen_container(f, i))
-            continue;
-        if (first) {
-            fputs("fix the containers: run each again (as root) with these options added to its podman run "
-                  "(or docker run; ctr run's for containerd's):\n", out);
-            found = afx_find_library(&lib);
-        }
-        first = false;
+    static char name[AFX_ESCAPED_SIZE(64)], exe[AFX_ESCAPED_SIZE(PATH_MAX)], user[AFX_ESCAPED_SIZE(64)];
+    char raw[64];
+    if (x->container.userns)
+        fprintf(out, "    user %s (uid %u), a rootless container (its engine not known to root): process %ld %s (%s)\n",
+                afx_user_name(x->container.owner, raw, sizeof raw)[0] ? afx_escape(raw, user, sizeof user)
+                                                                      : "with no name",
+                x->container.owner, x->pid, afx_escape(x->name, name, sizeof name),
+                afx_escape(x->exe, exe, sizeof exe));
+    else {
         /* An engine's 64-digit ID by its first 12, as its client shows it;
          * a name ctr was given as ID, whole. */
         int shown = strlen(x->container.id) == AFX_CONTAINER_ID_SIZE - 1 ? 12 : (int)sizeof x->container.id;
         fprintf(out, "    %s container %s, id %.*s: process %ld %s (%s)\n", x->container.engine,
                 x->container.name[0] ? x->container.name : "(name unknown)", shown, x->container.id, x->pid,
                 afx_escape(x->name, name, sizeof name), afx_escape(x->exe, exe, sizeof exe));
+    }
+}
+
+/* The containers root runs, or (rootless) those users run: root can
+ * neither run a user's container again nor should: its engine, storage
+ * and options are the user's. */
+static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out)
+{
+    static struct afx_library lib;
+    bool first = true, found = false;
+    for (size_t i = 0; i < f->count; i++) {
+        const struct afx_fix *x = &f->list[i];
+        if (x->kind != FIX_CONTAINER || x->container.userns != rootless || seen_container(f, i))
+            continue;
+        if (first) {
+            fputs(rootless ? "fix the rootless containers: root cannot; each user named runs the container again, "
+                             "as that user, with these options added to its podman run (or docker run):\n"
+                           : "fix the containers: run each again (as root) with these options added to its podman run "
+                             "(or docker run; ctr run's for containerd's):\n", out);
+            found = afx_find_library(&lib);
+        }
+        first = false;
+        print_container(x, out);
         /* A container ctr runs, its shim says (not Kubernetes' namespace). */
         bool ctr = strcmp(x->container.engine, "containerd") == 0 && x->container.ns[0] != '\0'
                    && strcmp(x->container.ns, "k8s.io") != 0;
-        bool runs = strcmp(x->container.engine, "podman") == 0 || strcmp(x->container.engine, "docker") == 0 || ctr;
+        bool runs = rootless || strcmp(x->container.engine, "podman") == 0 || strcmp(x->container.engine, "docker") == 0
+                    || ctr;
         if (!runs)
             fputs("        (a Kubernetes pod's: mount libarenafix.so read-only in its image's libc directory and "
                   "name it in LD_PRELOAD, in the pod's spec)\n", out);
@@ -205,7 +236,8 @@ static void print_containers(const struct afx_fixes *f, FILE *out)
 
 void afx_fixes_print(struct afx_fixes *f, FILE *out)
 {
-    print_containers(f, out);
+    print_containers(f, false, out);
+    print_containers(f, true, out);
     print_services(f, out);
     print_processes(f, FIX_WRAP, "restart these under arenafix (arenafix CMD), in no system service:", out);
     print_processes(f, FIX_STATIC, "these are static programs, which no preload reaches (neither arenafix CMD nor "

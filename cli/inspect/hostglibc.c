@@ -246,6 +246,6 @@ void afx_judge_glibc_unrun(struct afx_report *r, const struct afx_host_glibc *h)
     else
         snprintf(r->probe_note, sizeof r->probe_note,
                  "not probed: a glibc %s may carry the fix or not; %s", r->glibc,
-                 r->container.engine[0] ? "its container's files are its own, never run as root"
+                 afx_in_container(&r->container) ? "its container's files are its own, never run as root"
                                         : "arenafix inspect PID probes it");
 }

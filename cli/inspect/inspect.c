@@ -23,6 +23,7 @@
 #include "hostinfo.h"
 #include "probe/jail.h"
 #include "proc/mappedfile.h"
+#include "proc/userns.h"
 #include "probe/probe.h"
 #include "procreport.h"
 #include "scan.h"
@@ -91,6 +92,7 @@ static const char *esc(const char *s)
 
 static void print_text(const struct afx_report *r)
 {
+    char user[64];
     printf("process %ld (%s): %s\n", r->pid, esc(r->name), afx_health_names[r->health]);
     if (r->unread[0] != '\0') {
         /* What was read of it is a part: only the verdict says anything. */
@@ -116,6 +118,9 @@ static void print_text(const struct afx_report *r)
     if (r->container.engine[0] != '\0')
         printf("  container:          %s %s, id %s\n", r->container.engine,
                r->container.name[0] ? r->container.name : "(name unknown)", r->container.id);
+    else if (r->container.userns)
+        printf("  container:          rootless: in a user namespace of %s (uid %u), its engine not known to root\n",
+               esc(afx_user_name(r->container.owner, user, sizeof user)[0] ? user : "no user name"), r->container.owner);
     if (r->maps.arenafix)
         printf("  libarenafix:        loaded, mode %s\n", afx_mode_name(r->env.arenafix.mode));
     else

@@ -80,6 +80,17 @@ static bool run_its_glibc(struct afx_report *r, const struct afx_proc_root *pr, 
     return true;
 }
 
+/* Judged without running it: by the host's probe if it is the host's
+ * libc, else by a banner only root can have written. */
+static void judge_unrun(struct afx_report *r)
+{
+    static struct afx_host_glibc host;
+    afx_host_glibc_probe(&host, &r->host, true);
+    afx_judge_glibc_unrun(r, &host);
+    if (host.fd >= 0)
+        close(host.fd);
+}
+
 /* Its glibc, probed if it may be run; otherwise, with a glibc mapped,
  * marked untested: the verdict then never rests on it. */
 void afx_probe_its_glibc(struct afx_report *r)
@@ -96,11 +107,7 @@ void afx_probe_its_glibc(struct afx_report *r)
     if (r->container.engine[0] != '\0') {
         /* A container's files are its tenant's, uid 0 in there or not:
          * never run as root, nor in root's cgroup. */
-        static struct afx_host_glibc host;
-        afx_host_glibc_probe(&host, &r->host, true);
-        afx_judge_glibc_unrun(r, &host);
-        if (host.fd >= 0)
-            close(host.fd);
+        judge_unrun(r);
         return;
     }
     r->untested = true;
@@ -127,5 +134,16 @@ void afx_probe_its_glibc(struct afx_report *r)
     if (loader >= 0)
         close(loader);
     afx_proc_root_close(&pr);
+    /* A rootless container's: its files and mounts are its user's, so
+     * not run (above); judged then as a rootful one's is. */
+    if (!r->probed && r->container.userns) {
+        static char refused[sizeof r->probe_note];
+        snprintf(refused, sizeof refused, "%s", r->probe_note);
+        r->probe_note[0] = '\0';
+        r->untested = false;
+        judge_unrun(r);
+        size_t n = strlen(r->probe_note);
+        snprintf(r->probe_note + n, sizeof r->probe_note - n, "; %s", refused);
+    }
 }
 

@@ -340,7 +340,7 @@ void afx_report_judge(struct afx_report *r)
         .mode = r->env.arenafix.mode, .arenafix_max = r->env.arenafix.arena_max,
         .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
         .glibc = r->state, .glibc_untested = r->untested, .unread = r->unread[0] ? r->unread : NULL,
-        .container = r->container.engine[0] != '\0', .libc = r->libc_kind,
+        .container = afx_in_container(&r->container), .libc = r->libc_kind,
     };
     r->health = afx_judge_process(&facts, r->why, sizeof r->why);
 }
@@ -379,6 +379,11 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "container_engine", boxed ? r->container.engine : NULL);
     afx_json_str(&j, "container_id", boxed ? r->container.id : NULL);
     afx_json_str(&j, "container_name", boxed && r->container.name[0] ? r->container.name : NULL);
+    /* A rootless one's user, by the kernel's word; its engine unknown. */
+    if (r->container.userns)
+        afx_json_long(&j, "rootless_owner_uid", (long)r->container.owner);
+    else
+        afx_json_raw(&j, "rootless_owner_uid", "null");
     /* Counts of a process not read whole would be a part's. */
     bool whole = r->unread[0] == '\0';
     if (whole) {

@@ -113,6 +113,8 @@ void afx_prom_add(struct afx_prom *p, const struct afx_report *r)
                          : afx_unit_container_engine(r->unit.name, prefix, sizeof prefix);
     if (engine != NULL)
         snprintf(shown, sizeof shown, "(%s container)%s", engine, r->unit.user ? " (user)" : "");
+    else if (r->container.userns)
+        snprintf(shown, sizeof shown, "(rootless container)");
     else
         snprintf(shown, sizeof shown, "%s%s", r->unit.name, r->unit.user && r->unit.name[0] ? " (user)" : "");
     afx_prom_label(shown, new.unit, sizeof new.unit);

@@ -93,6 +93,10 @@ static const char *unit_column(const struct afx_report *r)
                  r->container.name[0] ? ":" : "", r->container.name);
         return column;
     }
+    if (r->container.userns) {
+        snprintf(column, sizeof column, "rootless:uid=%u", r->container.owner);
+        return column;
+    }
     if (r->unit.name[0] == '\0')
         return "-";
     /* Not esc(): its four buffers are the row's other columns. */

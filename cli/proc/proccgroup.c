@@ -241,6 +241,8 @@ static bool container_of_path(const char *path, size_t len, struct afx_container
     };
     struct afx_unit u;
     unit_of_path(path, len, &u);
+    if (u.user)
+        return false;
     /* A service whose podman runs its container in its own cgroup
      * (--cgroups=split, as quadlet units do): the component right below
      * the unit, which the unit's own processes could have named too. */

@@ -52,7 +52,19 @@ struct afx_container {
     char name[AFX_CONTAINER_NAME_SIZE];     /* from the engine's own files, "" if unknown */
     bool below_unit;            /* found below a service's cgroup: the service may have named it */
     char ns[80];                /* containerd's namespace, where its shim said ("moby": docker's); "" if not */
+    /* In no engine's cgroup, but in a user namespace below ours
+     * (proc/userns.h): a rootless container's, or another sandbox's.
+     * Its engine is not known: nothing root trusts names it. */
+    bool userns;
+    unsigned owner;             /* that namespace's owner, a uid as ours sees it */
+    unsigned long long mntns;   /* its mount namespace's inode: one per container */
 };
+
+/* In a container: an engine's, or a user's own. */
+static inline bool afx_in_container(const struct afx_container *c)
+{
+    return c->engine[0] != '\0' || c->userns;
+}
 
 /* From the text of /proc/PID/cgroup (as afx_cgroup_unit reads it, the
  * name=systemd line, else the 0:: one): the container the engine put
@@ -65,7 +77,9 @@ struct afx_container {
  * unit, "libpod-payload-ID" (podman's --cgroups=split, as in a quadlet's
  * service), with c->below_unit set: the service's own processes could
  * have named that one, so the caller must check it against the engine's
- * files.  Never deeper: below them the container's own processes may
+ * files.  Never in a user's manager (below user@UID.service): the user
+ * names those scopes, "libpod-ID.scope" of a root's container among
+ * them.  Never deeper: below them the container's own processes may
  * make cgroups and name them as they like.  An engine's monitor
  * (libpod-conmon-ID.scope) is the engine's, in no container.  False
  * (and c zeroed) if in none or the text does not parse.  Pure. */

@@ -89,5 +89,6 @@ Suite *rootprobe_suite(void);
 Suite *prometheus_suite(void);
 Suite *cdi_suite(void);
 Suite *engines_suite(void);
+Suite *rootless_suite(void);
 
 #endif

@@ -338,6 +338,10 @@ START_TEST(cgroup_container)
         { "0::/system.slice/myapp.service/x/libpod-payload-" CID "\n", "" },
         { "0::/system.slice/a.scope/libpod-payload-" CID "\n", "" },
         { "0::/user.slice/user-1000.slice/user@1000.service/libpod-payload-" CID "\n", "" },
+        /* A user's manager names its scopes as the user asks: a
+         * rootless podman's, or one claiming a root's container's ID. */
+        { "0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" CID ".scope\n", "" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/docker-" CID ".scope\n", "" },
         { "0::/system.slice/myapp.service/libpod-payload-0123\n", "" },
         /* Not the kernel's text. */
         { "0::/x\n0::/docker/" CID "\n", "" },

@@ -21,4 +21,6 @@ check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(
 	    '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	sh test/containers/engines.sh $(abspath $(B)/containers-engines) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	sh test/containers/rootless.sh $(abspath $(B)/containers-rootless) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
+	    $(abspath $(B)/test/arenawait) $$glibc $(abspath $(CLI_HOOK_JSON)) || failed=1; \
 	[ $$failed -eq 0 ]
