@@ -4,13 +4,13 @@
 # node image built and their containers run in podman
 # (deploy/kubernetes/README.md).
 #
-#   check.sh BUILD_DIR KUBECTL ARENAFIX ARENAWAIT AFFECTED_GLIBC_DIR DEB_DIR
+#   check.sh BUILD_DIR KUBECTL ARENAWAIT AFFECTED_GLIBC_DIR DEB_DIR
 #
 # KUBECTL is Debian's (kubernetes-client), "" where there is none.
 # DEB_DIR holds the project's .debs for the image ("" to skip that part).
 # Its images and containers are named afxkube-PID-*, removed at the end.
 set -u
-work=$1 kubectl=$2 cli=$3 prog=$4 affected=$5 debs=$6
+work=$1 kubectl=$2 prog=$3 affected=$4 debs=$5
 tag=afxkube-$$
 src=$(pwd)/deploy/kubernetes
 . "$(dirname "$0")/../containers/lib.sh"
@@ -281,7 +281,7 @@ e, d = json.load(open(sys.argv[1])), sys.argv[2]
 p = json.load(open(sys.argv[3]))
 sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == ["ARENAFIX_LIBRARY=" + d + "/lib/libarenafix.so"]
               and e["hook"]["args"] == ["arenafix", "oci-hook", "--log", d + "/oci-hook.log"]
-              and e["when"] == p["when"] and e["stages"] == p["stages"]))' "$entry" "$node/opt/arenafix" "$(dirname "$0")/../../build/cli/arenafix-oci-hook.json"; then
+              and e["when"] == p["when"] and e["stages"] == p["stages"]))' "$entry" "$node/opt/arenafix" "$(dirname "$0")/../../cli/hook/oci-hook.json.in"; then
         pass "the DaemonSet's init container (kube play, every capability dropped, read-only): the command, the library and a hooks.d entry, root's, with the package's annotation and stage"
     else
         fail "the init container installed: $(ls -lR "$node" 2>&1; cat "$entry" 2>&1)"
