@@ -241,21 +241,23 @@ real() {
     # $work/node (the host's / stays, read-only), restartPolicy Never
     # (podman 4.3 restarts its init containers under Always; the scan
     # loops by itself).
-    node=$work/node
-    mkdir -p "$node/opt/arenafix" "$node/hooks.d" "$node/textfile"
-    "$py" - "$work/arenafix-node.yaml.json" "localhost/$tag-node" "$node" "$tag-ds" >"$work/ds-pod.json" <<'PY'
+    # ds_pod NODE ROOT NAME: that pod, the node's directories in NODE,
+    # its / (the volume host-root) ROOT, as $work/NAME.json.
+    ds_pod() {
+        mkdir -p "$1/opt/arenafix" "$1/hooks.d" "$1/textfile"
+        "$py" - "$work/arenafix-node.yaml.json" "localhost/$tag-node" "$1" "$tag-$3" "$2" >"$work/$3.json" <<'PY'
 import json, sys
 t, at, d, objs = open(sys.argv[1]).read(), 0, json.JSONDecoder(), []
 while t[at:].strip():
     o, at = d.raw_decode(t, at + len(t[at:]) - len(t[at:].lstrip()))
     objs.append(o)
 tmpl = [o for o in objs if o["kind"] == "DaemonSet"][0]["spec"]["template"]
-image, node, name = sys.argv[2:5]
-moved = {"/opt/arenafix": node + "/opt/arenafix", "/etc/containers/oci/hooks.d": node + "/hooks.d",
+image, node, name, root = sys.argv[2:6]
+moved = {"/": root, "/opt/arenafix": node + "/opt/arenafix", "/etc/containers/oci/hooks.d": node + "/hooks.d",
          "/var/lib/prometheus/node-exporter": node + "/textfile"}
 spec = tmpl["spec"]
 for v in spec["volumes"]:
-    if "hostPath" in v and v["hostPath"]["path"] != "/":
+    if "hostPath" in v:
         v["hostPath"]["path"] = moved[v["hostPath"]["path"]]
 for c in spec["initContainers"] + spec["containers"]:
     c["image"] = image
@@ -263,11 +265,14 @@ for c in spec["initContainers"] + spec["containers"]:
         if e["name"] == "ARENAFIX_NODE_DIR":
             e["value"] = moved[e["value"]]
 spec["restartPolicy"] = "Never"
-for k in ("priorityClassName", "serviceAccountName", "nodeSelector", "tolerations"):
+for k in ("serviceAccountName", "nodeSelector", "tolerations"):
     spec.pop(k, None)
 print(json.dumps({"apiVersion": "v1", "kind": "Pod", "spec": spec,
                   "metadata": {"name": name, "labels": tmpl["metadata"]["labels"]}}))
 PY
+    }
+    node=$work/node
+    ds_pod "$node" / ds-pod
     if ! pm kube play "$work/ds-pod.json" >"$work/play.log" 2>&1; then
         fail "podman kube play of the DaemonSet's pod: $(cat "$work/play.log")"; return
     fi
@@ -287,6 +292,31 @@ sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == [
         fail "the init container installed: $(ls -lR "$node" 2>&1; cat "$entry" 2>&1)"
     fi
     pm kube play --down "$work/ds-pod.json" >/dev/null 2>&1
+
+    # A node whose own libc cannot load arenafix (here musl's, the
+    # node's / a tree with musl's loader alone): the init container
+    # installs nothing, and removes an entry left from before (which
+    # would make the runtime run a command the node cannot run).
+    if [ -e /usr/lib/x86_64-linux-musl/libc.so ]; then
+        bad=$work/node-musl
+        mkdir -p "$bad/root/lib" "$bad/hooks.d" && cp /usr/lib/x86_64-linux-musl/libc.so "$bad/root/lib/ld-musl-x86_64.so.1"
+        cp "$entry" "$bad/hooks.d/arenafix.json"
+        ds_pod "$bad" "$bad/root" ds-musl
+        if pm kube play "$work/ds-musl.json" >"$work/play-musl.log" 2>&1; then
+            for _ in $(seq 1 300); do
+                [ "$(pm inspect -f '{{.State.Status}}' "$tag-ds-musl-scan" 2>/dev/null)" = running ] && break; sleep 0.2
+            done
+            [ "$(pm inspect -f '{{.State.Status}}' "$tag-ds-musl-scan" 2>/dev/null)" = running ] \
+                && ! [ -e "$bad/hooks.d/arenafix.json" ] && [ -z "$(ls -A "$bad/opt/arenafix")" ] \
+                && pass "a node whose libc cannot load arenafix (musl): the init container installs nothing and removes the entry left there" \
+                || fail "on a musl node the init container left: $(ls -lR "$bad/hooks.d" "$bad/opt" 2>&1)"
+        else
+            fail "podman kube play of the DaemonSet's pod on a musl node: $(cat "$work/play-musl.log")"
+        fi
+        pm kube play --down "$work/ds-musl.json" >/dev/null 2>&1
+    else
+        skip "no musl (musl-tools): the init container is not tried on a node whose libc cannot load arenafix"
+    fi
 
     # The installed entry, as CRI-O or podman reads hooks.d: 9 arenas
     # without the pod's annotation, the host glibc's count with it.
