@@ -69,6 +69,7 @@ include shim/shim.mk
 -include test/host/host.mk
 -include test/fleet/fleet.mk
 -include test/containers/containers.mk
+-include test/kube/kube.mk
 -include test/cross/cross.mk
 -include rpm/rpm.mk
 -include monitor/monitor.mk
@@ -86,7 +87,7 @@ check:
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
 
 SLOW_SUITES := check-releases check-hard check-vm
-ALL_SUITES := check-deb check-rpm check-cross check-host check-fleet check-containers
+ALL_SUITES := check-deb check-rpm check-cross check-host check-fleet check-containers check-kube
 check-slow: check $(SLOW_SUITES)
 check-all: check-slow $(ALL_SUITES)
 
