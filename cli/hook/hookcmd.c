@@ -36,7 +36,7 @@
 #define PRELOAD_FILE ".arenafix-ld.so.preload"
 
 static const char hook_usage[] =
-    "Usage: arenafix oci-hook [--cdi] [--log FILE]\n"
+    "Usage: arenafix oci-hook [--always | --cdi] [--log FILE]\n"
     "The OCI hook (createRuntime or prestart) that gives a container the library.\n"
     "It reads the container's state on standard input; where the container has\n"
     "the annotation " ANNOTATION "=true and its image an affected glibc, it\n"
@@ -46,6 +46,10 @@ static const char hook_usage[] =
     "fixed one is left alone; the reason goes to standard error.\n"
     "\n"
     "Options:\n"
+    "      --always    every container the engine runs the hook for is asked for:\n"
+    "                  its hooks.d entry's \"when\" chose it (\"always\": true, or\n"
+    "                  CRI-O matching a pod's annotations, which the container's\n"
+    "                  own configuration lacks); the same limits hold\n"
     "      --cdi       run from the CDI spec (arenafix cdi): the container asked by\n"
     "                  its device, no annotation needed; the same limits hold\n"
     "      --log FILE  append what it says to FILE (runc shows a hook's standard\n"
@@ -314,9 +318,11 @@ out:
     return ok;
 }
 
-/* cdi: the hook runs from a CDI device's edits, which only the
- * containers given that device get: that is their request. */
-static int hook(bool cdi)
+/* asked: the hook runs from a CDI device's edits, which only the
+ * containers given that device get, or from a hooks.d entry whose
+ * "when" the operator made the request (--always): the engine chose
+ * the container.  Without it, the container's own annotation is. */
+static int hook(bool asked)
 {
     struct state s = { 0 };
     char why[PATH_MAX + 256], rootfs[PATH_MAX], done[256];
@@ -325,7 +331,7 @@ static int hook(bool cdi)
         return AFX_EXIT_OK;
     }
     int bundle = read_bundle(&s, rootfs, sizeof rootfs, &s.enabled, why, sizeof why);
-    s.enabled = s.enabled || cdi;
+    s.enabled = s.enabled || asked;
     if (!s.enabled) {
         say(s.id, "left alone: no annotation " ANNOTATION "=true");
         if (bundle >= 0)
@@ -391,11 +397,12 @@ int afx_cmd_oci_hook(int argc, char **argv)
     static const struct option options[] = {
         { "log", required_argument, NULL, 'l' },
         { "cdi", no_argument, NULL, 'c' },
+        { "always", no_argument, NULL, 'a' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     const char *log = NULL;
-    bool cdi = false;
+    bool asked = false;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -403,17 +410,17 @@ int afx_cmd_oci_hook(int argc, char **argv)
             fputs(hook_usage, stdout);
             return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
         }
-        if (c == 'c') {
-            cdi = true;
+        if (c == 'c' || c == 'a') {
+            asked = true;
             continue;
         }
         if (c != 'l')
-            afx_usage_error("oci-hook: unknown option %s; usage: arenafix oci-hook [--cdi] [--log FILE]",
+            afx_usage_error("oci-hook: unknown option %s; usage: arenafix oci-hook [--always | --cdi] [--log FILE]",
                             argv[optind - 1]);
         log = optarg;
     }
     if (optind < argc)
-        afx_usage_error("oci-hook: unexpected argument %s; usage: arenafix oci-hook [--cdi] [--log FILE]",
+        afx_usage_error("oci-hook: unexpected argument %s; usage: arenafix oci-hook [--always | --cdi] [--log FILE]",
                         argv[optind]);
     if (log != NULL) {
         /* The operator's file, named in the hooks.d entry: appended to,
@@ -424,5 +431,5 @@ int afx_cmd_oci_hook(int argc, char **argv)
         if (fd >= 0 && fd != STDERR_FILENO)
             close(fd);
     }
-    return hook(cdi);
+    return hook(asked);
 }

@@ -156,6 +156,25 @@ else
     fail "the affected container with the annotation did not start: $(cat "$work/hook.log")"
 fi
 
+# 1b. The entry's "when" made "always" (every container, or CRI-O's
+# match on a pod's annotations, which the container's own configuration
+# does not carry): with --always in its args the hook takes the
+# engine's choice as the request; without, it waits for the container's
+# own annotation, as the package's entry does.
+always=$work/hooks-always always_bare=$work/hooks-always-bare
+rm -rf "$always" "$always_bare" && mkdir -p "$always" "$always_bare"
+sed -e 's|"args": \["arenafix", "oci-hook", |"args": ["arenafix", "oci-hook", "--always", |' \
+    -e '/"when"/,/^    },$/c\    "when": { "always": true },' "$hooks/arenafix.json" > "$always/arenafix.json"
+sed -e '/"when"/,/^    },$/c\    "when": { "always": true },' "$hooks/arenafix.json" > "$always_bare/arenafix.json"
+if grep -qF '"--always"' "$always/arenafix.json" && grep -qF '"always": true' "$always/arenafix.json" \
+    && start always affected "$always" && with_flag=$count && start always-bare affected "$always_bare"; then
+    [ "$with_flag" = "$host" ] && [ "$count" = 9 ] && echo "$said" | grep -F "left alone: no annotation" >/dev/null \
+        && pass "an entry made \"always\": with --always a container without the annotation gets $with_flag arenas; without it the hook waits for the annotation (9)" \
+        || { fail "an entry made \"always\": $with_flag arenas with --always, $count without (the host $host)"; echo "$said"; cat "$always/arenafix.json"; }
+else
+    fail "the \"always\" entries could not be made or their containers did not start: $(cat "$work/hook.log")"
+fi
+
 # The other affected glibcs (upstream releases): the library loads in
 # each (it needs nothing newer than GLIBC_2.34) and gives the fixed count.
 for r in $releases; do
