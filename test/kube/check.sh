@@ -285,9 +285,9 @@ import json, sys
 e, d = json.load(open(sys.argv[1])), sys.argv[2]
 p = json.load(open(sys.argv[3]))
 sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == ["ARENAFIX_LIBRARY=" + d + "/lib/libarenafix.so"]
-              and e["hook"]["args"] == ["arenafix", "oci-hook", "--log", d + "/oci-hook.log"]
+              and e["hook"]["args"] == ["arenafix", "oci-hook", "--always", "--log", d + "/oci-hook.log"]
               and e["when"] == p["when"] and e["stages"] == p["stages"]))' "$entry" "$node/opt/arenafix" "$(dirname "$0")/../../cli/hook/oci-hook.json.in"; then
-        pass "the DaemonSet's init container (kube play, every capability dropped, read-only): the command, the library and a hooks.d entry, root's, with the package's annotation and stage"
+        pass "the DaemonSet's init container (kube play, every capability dropped, read-only): the command, the library and a hooks.d entry, root's, with the package's annotation and stage, run with --always"
     else
         fail "the init container installed: $(ls -lR "$node" 2>&1; cat "$entry" 2>&1)"
     fi
