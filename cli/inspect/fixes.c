@@ -178,7 +178,8 @@ static void print_container(const struct afx_fix *x, FILE *out)
     static char name[AFX_ESCAPED_SIZE(64)], exe[AFX_ESCAPED_SIZE(PATH_MAX)], user[AFX_ESCAPED_SIZE(64)];
     char raw[64];
     if (x->container.userns)
-        fprintf(out, "    user %s (uid %u), a rootless container (its engine not known to root): process %ld %s (%s)\n",
+        fprintf(out, "    user %s (uid %u), in a user namespace of theirs (a rootless container's, its engine not known to "
+                "root, or another sandbox's): process %ld %s (%s)\n",
                 afx_user_name(x->container.owner, raw, sizeof raw)[0] ? afx_escape(raw, user, sizeof user)
                                                                       : "with no name",
                 x->container.owner, x->pid, afx_escape(x->name, name, sizeof name),
@@ -206,7 +207,9 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
             continue;
         if (first) {
             fputs(rootless ? "fix the rootless containers: root cannot; each user named runs the container again, "
-                             "as that user, with these options added to its podman run (or docker run):\n"
+                             "as that user, with these options added to its podman run (or docker run); a program "
+                             "in another sandbox (bubblewrap's, a browser's) is started again under arenafix CMD "
+                             "instead:\n"
                            : "fix the containers: run each again (as root) with these options added to its podman run "
                              "(or docker run; ctr run's for containerd's):\n", out);
             found = afx_find_library(&lib);
