@@ -72,47 +72,14 @@ fi
 # path, its cache, the pinned program and a static busybox.
 image_root() { rootfs "$1" "$2" "busybox=$busybox" ${2:+"arenawait=$prog"}; }
 
-# A new container NAME of IMAGE running arenawait 30 pinned (podman's
-# options after the image's name); its count in $count, its PID in
-# $pid, what the hook said of it in $said.
-start() {
-    name=$1 img=$2; shift 2
-    : > "$work/hook.log"
-    pm run -d -i $run_opts --name "$tag-$name" "$@" "localhost/$tag-$img" /bin/arenawait 30 pinned >/dev/null || return 1
-    count=
-    for _ in $(seq 1 1200); do
-        count=$(pm logs "$tag-$name" 2>/dev/null | sed -n 's/^arenas=//p')
-        [ -n "$count" ] && break
-        sleep 0.1
-    done
-    id=$(pm inspect -f '{{.Id}}' "$tag-$name") && pid=$(pm inspect -f '{{.State.Pid}}' "$tag-$name")
-    said=$(grep -F "container $(echo "$id" | cut -c1-12):" "$work/hook.log")
-    [ -n "$count" ]
-}
-# A container of IMAGE running ARGS to its end, with the device (on) or
-# without (off); its output and status in $out.
-once() {
-    img=$1 with=$2; shift 2
-    : > "$work/hook.log"
-    if [ "$with" = on ]; then
-        out=$(pm run --rm $run_opts --device "$device" "localhost/$tag-$img" "$@" 2>&1)
-    else
-        out=$(pm run --rm $run_opts "localhost/$tag-$img" "$@" 2>&1)
-    fi
-    out="$out status=$?"
-}
-mapped() { grep -c "$2" "/proc/$1/maps"; }
+# Asked for the library by the device; podman's options otherwise as
+# they are.
+asked="--device $device" asked_by="with the device"
 
 image_root "$work/affected" "$affected" && image_root "$work/preloaded" "$affected" && image_root "$work/fixed" /lib/x86_64-linux-gnu \
     && image_root "$work/static" "" && image_root "$work/musl" "" || { fail "the root file systems could not be made"; summary; }
 cp "$affected/libm.so.6" "$work/preloaded/usr/lib/x86_64-linux-gnu/" && echo /usr/lib/x86_64-linux-gnu/libm.so.6 > "$work/preloaded/etc/ld.so.preload"
-musl=yes
-if command -v musl-gcc >/dev/null 2>&1 && musl-gcc -O2 -o "$work/musl/bin/exitwith" "$exitwith" 2>/dev/null \
-    && [ -e /lib/ld-musl-x86_64.so.1 ]; then
-    mkdir -p "$work/musl/lib" && cp /lib/ld-musl-x86_64.so.1 "$work/musl/lib/"
-else
-    musl=
-fi
+musl_program "$work/musl" "$exitwith"
 for i in $images; do
     [ "$i" != musl ] || [ -n "$musl" ] || continue
     image "$i" || { fail "image $i could not be made"; summary; }
@@ -173,14 +140,6 @@ fi
 
 # 5. Images the library cannot serve: each program runs and exits as
 # it does without the device, and the hook says why.
-untouched() {
-    what=$1 img=$2 reason=$3; shift 3
-    once "$img" off "$@"; before=$out
-    once "$img" on "$@"; after=$out
-    [ "$before" = "$after" ] && grep -F "left alone: $reason" "$work/hook.log" >/dev/null \
-        && pass "$what: left alone with the device, the program runs as before ($after), the reason in the log" \
-        || { fail "$what: without the device \"$before\", with it \"$after\""; cat "$work/hook.log"; }
-}
 untouched "a static program's image" static "no glibc in the image" /bin/busybox sh -c 'echo ran; exit 7'
 if [ -n "$musl" ]; then
     untouched "a musl image" musl "a musl image" /bin/exitwith 7

@@ -33,20 +33,6 @@ trap cleanup EXIT INT TERM
 image_root() { rootfs "$1" "$2" "arenawait=$prog"; }
 
 
-# Start arenawait 30 pinned in a new container NAME of IMAGE (more
-# options before the image); its count, once printed, in $count.
-start() {
-    name=$1 img=$2; shift 2
-    pm run -d -i $run_opts --name "$tag-$name" "$@" "localhost/$tag-$img" /bin/arenawait 30 pinned >/dev/null || return 1
-    count=
-    for _ in $(seq 1 1200); do
-        count=$(pm logs "$tag-$name" 2>/dev/null | sed -n 's/^arenas=//p')
-        [ -n "$count" ] && break
-        sleep 0.1
-    done
-    id=$(pm inspect -f '{{.Id}}' "$tag-$name") && pid=$(pm inspect -f '{{.State.Pid}}' "$tag-$name")
-    [ -n "$count" ]
-}
 
 # The JSON object inspect --all --json gives for container ID, as
 # "engine name verdict glibc_state executed".

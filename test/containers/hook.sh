@@ -56,37 +56,18 @@ grep -qF "\"$cli\"" "$hooks/arenafix.json" && grep -qF "\"$cli\"" "$traced/arena
 # path, its cache, the pinned program and a static busybox.
 image_root() { rootfs "$1" "$2" "busybox=$busybox" ${2:+"arenawait=$prog"}; }
 
-# A new container NAME of IMAGE running arenawait 30 pinned (options
-# before the image: HOOKS_DIR first); its count in $count, its ID and
-# PID in $id and $pid, what the hook said of it in $said.
-start() {
-    name=$1 img=$2 dir=$3; shift 3
-    : > "$work/hook.log"
-    pm --hooks-dir "$dir" run -d -i $run_opts --name "$tag-$name" "$@" "localhost/$tag-$img" /bin/arenawait 30 pinned >/dev/null || return 1
-    count=
-    for _ in $(seq 1 1200); do
-        count=$(pm logs "$tag-$name" 2>/dev/null | sed -n 's/^arenas=//p')
-        [ -n "$count" ] && break
-        sleep 0.1
-    done
-    id=$(pm inspect -f '{{.Id}}' "$tag-$name") && pid=$(pm inspect -f '{{.State.Pid}}' "$tag-$name")
-    said=$(grep -F "container $(echo "$id" | cut -c1-12):" "$work/hook.log")
-    [ -n "$count" ]
-}
-# A container of IMAGE running ARGS to its end, with the hook and the
-# annotation (on) or without (off); its output and status in $out.
-once() {
-    img=$1 with=$2; shift 2
-    : > "$work/hook.log"
-    if [ "$with" = on ]; then
-        out=$(pm --hooks-dir "$hooks" run --rm $run_opts --annotation io.arenafix.enable=true "localhost/$tag-$img" "$@" 2>&1)
-    else
-        out=$(pm --hooks-dir "$hooks" run --rm $run_opts "localhost/$tag-$img" "$@" 2>&1)
-    fi
-    out="$out status=$?"
-}
+# hstart NAME IMAGE HOOKS_DIR [OPTION]...: start's container, podman
+# reading the entries of HOOKS_DIR; once's and untouched's read $hooks,
+# asked by the annotation.
 on="--annotation io.arenafix.enable=true"
-mapped() { grep -c "$2" "/proc/$1/maps"; }
+pm_pre="--hooks-dir $hooks" asked=$on asked_by="with the annotation"
+hstart() {
+    hs_name=$1 hs_img=$2 pm_pre="--hooks-dir $3"
+    shift 3
+    start "$hs_name" "$hs_img" "$@"
+    hs_rc=$? pm_pre="--hooks-dir $hooks"
+    return $hs_rc
+}
 
 t0=$(date +%s)
 # Images: the affected glibc; the same with its own ld.so.preload
@@ -96,13 +77,7 @@ t0=$(date +%s)
 image_root "$work/affected" "$affected" && image_root "$work/preloaded" "$affected" && image_root "$work/fixed" /lib/x86_64-linux-gnu \
     && image_root "$work/static" "" && image_root "$work/musl" "" && image_root "$work/foreign" "" || { fail "the root file systems could not be made"; summary; }
 cp "$affected/libm.so.6" "$work/preloaded/usr/lib/x86_64-linux-gnu/" && echo /usr/lib/x86_64-linux-gnu/libm.so.6 > "$work/preloaded/etc/ld.so.preload"
-musl=yes
-if command -v musl-gcc >/dev/null 2>&1 && musl-gcc -O2 -o "$work/musl/bin/exitwith" "$exitwith" 2>/dev/null \
-    && [ -e /lib/ld-musl-x86_64.so.1 ]; then
-    mkdir -p "$work/musl/lib" && cp /lib/ld-musl-x86_64.so.1 "$work/musl/lib/"
-else
-    musl=
-fi
+musl_program "$work/musl" "$exitwith"
 # An arm64 glibc where RHEL keeps libc.so.6, beside a static program.
 foreign=
 for f in /usr/aarch64-linux-gnu/lib/libc.so.6; do
@@ -126,8 +101,8 @@ echo "the same program on the host's glibc: $host arenas"
 
 # 1. The affected glibc: 9 without the annotation, the fixed count with.
 plain=
-start plain affected "$hooks" && [ "$(mapped "$pid" libarenafix)" = 0 ] && [ -z "$said" ] && plain=$count
-if start hooked affected "$hooks" $on; then
+hstart plain affected "$hooks" && [ "$(mapped "$pid" libarenafix)" = 0 ] && [ -z "$said" ] && plain=$count
+if hstart hooked affected "$hooks" $on; then
     [ "$plain" = 9 ] && [ "$count" = "$host" ] && [ "$(mapped "$pid" /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so)" -gt 0 ] \
         && pass "a pinned container on the affected glibc: 9 arenas without the annotation, $count (the host glibc's count) with io.arenafix.enable=true, the library loaded from the image's multiarch path" \
         || { fail "the affected glibc: $plain arenas without the annotation (hook: none expected), $count with (the host $host)"; echo "$said"; }
@@ -167,7 +142,7 @@ sed -e 's|"args": \["arenafix", "oci-hook", |"args": ["arenafix", "oci-hook", "-
     -e '/"when"/,/^    },$/c\    "when": { "always": true },' "$hooks/arenafix.json" > "$always/arenafix.json"
 sed -e '/"when"/,/^    },$/c\    "when": { "always": true },' "$hooks/arenafix.json" > "$always_bare/arenafix.json"
 if grep -qF '"--always"' "$always/arenafix.json" && grep -qF '"always": true' "$always/arenafix.json" \
-    && start always affected "$always" && with_flag=$count && start always-bare affected "$always_bare"; then
+    && hstart always affected "$always" && with_flag=$count && hstart always-bare affected "$always_bare"; then
     [ "$with_flag" = "$host" ] && [ "$count" = 9 ] && echo "$said" | grep -F "left alone: no annotation" >/dev/null \
         && pass "an entry made \"always\": with --always a container without the annotation gets $with_flag arenas; without it the hook waits for the annotation (9)" \
         || { fail "an entry made \"always\": $with_flag arenas with --always, $count without (the host $host)"; echo "$said"; cat "$always/arenafix.json"; }
@@ -179,8 +154,8 @@ fi
 # each (it needs nothing newer than GLIBC_2.34) and gives the fixed count.
 for r in $releases; do
     for d in $(echo "$more" | tr ':' ' '); do [ "$(basename "$(dirname "$d")")" = "$r" ] && from_dir=$d; done
-    if image_root "$work/$r" "$from_dir" && image "$r" && start "$r-plain" "$r" "$hooks" && plain=$count \
-        && start "$r-hooked" "$r" "$hooks" $on; then
+    if image_root "$work/$r" "$from_dir" && image "$r" && hstart "$r-plain" "$r" "$hooks" && plain=$count \
+        && hstart "$r-hooked" "$r" "$hooks" $on; then
         [ "$plain" = 9 ] && [ "$count" = "$host" ] && [ "$(mapped "$pid" arenafix/libarenafix.so)" -gt 0 ] \
             && pass "$r: a pinned container gets 9 arenas without the annotation, $count with the hook" \
             || { fail "$r: $plain arenas without the annotation, $count with the hook (the host $host)"; echo "$said"; }
@@ -190,7 +165,7 @@ for r in $releases; do
 done
 
 # 2. The image's own ld.so.preload kept, its library still loaded.
-if start preloaded preloaded "$hooks" $on; then
+if hstart preloaded preloaded "$hooks" $on; then
     [ "$count" = "$host" ] && [ "$(mapped "$pid" /usr/lib/x86_64-linux-gnu/libm.so.6)" -gt 0 ] \
         && [ "$(mapped "$pid" arenafix/libarenafix.so)" -gt 0 ] \
         && echo "$said" | grep -F "(1 of the image's entries kept)" >/dev/null \
@@ -204,7 +179,7 @@ else
 fi
 
 # 3. The host's fixed glibc: left alone, and why.
-if start fixed fixed "$hooks" $on; then
+if hstart fixed fixed "$hooks" $on; then
     [ "$count" = "$host" ] && [ "$(mapped "$pid" libarenafix)" = 0 ] \
         && echo "$said" | grep -F "left alone: glibc" | grep -F "the host's own libc.so.6 byte for byte, which the host's probe found fixed" >/dev/null \
         && pass "a fixed glibc (the host's) is left alone, $count arenas, and the hook says why" \
@@ -215,14 +190,6 @@ fi
 
 # 4. Images the library cannot serve: each program runs and exits as
 # it does without the hook, and the hook says why.
-untouched() {
-    what=$1 img=$2 reason=$3; shift 3
-    once "$img" off "$@"; before=$out
-    once "$img" on "$@"; after=$out
-    [ "$before" = "$after" ] && grep -F "left alone: $reason" "$work/hook.log" >/dev/null \
-        && pass "$what: left alone, the program runs as before ($after), the reason in the log" \
-        || { fail "$what: without the hook \"$before\", with \"$after\""; cat "$work/hook.log"; }
-}
 untouched "a static program's image" static "no glibc in the image" /bin/busybox sh -c 'echo ran; exit 7'
 if [ -n "$musl" ]; then
     untouched "a musl image" musl "a musl image" /bin/exitwith 7
@@ -238,7 +205,7 @@ fi
 # 5. Hostile images: nothing outside the root file system is read,
 # written or mounted.
 : > "$work/strace.log"
-if start hostile-preload hostile-preload "$traced" $on; then
+if hstart hostile-preload hostile-preload "$traced" $on; then
     got=$(pm exec "$tag-hostile-preload" /bin/busybox sh -c 'readlink /etc/ld.so.preload; cat /etc/ld.so.preload; grep -c arenafix /proc/self/mountinfo')
     [ "$count" = 9 ] && [ "$got" = "/etc/shadow
 tenant
@@ -258,7 +225,7 @@ ran" ] && grep -F "left alone: no glibc in the image" "$work/hook.log" >/dev/nul
     && pass "a libc.so.6 linked to the host's affected glibc: resolved inside the image (none there), left alone" \
     || { fail "a libc.so.6 linked to the host's glibc: $out"; cat "$work/hook.log"; grep -F "$affected" "$work/strace.log"; }
 : > "$work/strace.log"
-if start hostile-dir hostile-dir "$traced" $on; then
+if hstart hostile-dir hostile-dir "$traced" $on; then
     [ "$count" = 9 ] && [ -z "$(ls -A "$work/escape")" ] \
         && echo "$said" | grep -F "left alone: arenafix is a symbolic link" >/dev/null \
         && ! grep -E 'move_mount|"'"$work"'/escape' "$work/strace.log" >/dev/null \

@@ -51,3 +51,64 @@ rootfs() {
     echo /usr/lib/x86_64-linux-gnu > "$dir/etc/ld.so.conf"
     ldconfig -r "$dir"
 }
+
+# start NAME IMAGE [OPTION]...: a new podman container NAME of IMAGE
+# running arenawait 30 pinned (OPTIONs after run, $pm_pre's before
+# it); its count, once printed, in $count, its ID and PID in $id and
+# $pid, what the hook said of it in $work/hook.log in $said.
+pm_pre=
+start() {
+    name=$1 img=$2; shift 2
+    : > "$work/hook.log"
+    # shellcheck disable=SC2086
+    pm $pm_pre run -d -i $run_opts --name "$tag-$name" "$@" "localhost/$tag-$img" /bin/arenawait 30 pinned >/dev/null || return 1
+    count=
+    for _ in $(seq 1 1200); do
+        count=$(pm logs "$tag-$name" 2>/dev/null | sed -n 's/^arenas=//p')
+        [ -n "$count" ] && break
+        sleep 0.1
+    done
+    id=$(pm inspect -f '{{.Id}}' "$tag-$name") && pid=$(pm inspect -f '{{.State.Pid}}' "$tag-$name")
+    said=$(grep -F "container $(echo "$id" | cut -c1-12):" "$work/hook.log")
+    [ -n "$count" ]
+}
+mapped() { grep -c "$2" "/proc/$1/maps"; }
+
+# once IMAGE on|off ARGS...: a container of IMAGE running ARGS to its
+# end, asked for the library ($asked: the options that ask) or not;
+# its output and status in $out.
+once() {
+    img=$1 with=$2; shift 2
+    : > "$work/hook.log"
+    if [ "$with" = on ]; then
+        # shellcheck disable=SC2086
+        out=$(pm $pm_pre run --rm $run_opts $asked "localhost/$tag-$img" "$@" 2>&1)
+    else
+        # shellcheck disable=SC2086
+        out=$(pm $pm_pre run --rm $run_opts "localhost/$tag-$img" "$@" 2>&1)
+    fi
+    out="$out status=$?"
+}
+# untouched WHAT IMAGE REASON ARGS...: an image the library cannot
+# serve: its program runs and exits as it does when not asked for
+# ($asked_by says how it is asked), and the hook says why.
+untouched() {
+    what=$1 img=$2 reason=$3; shift 3
+    once "$img" off "$@"; plain_out=$out
+    once "$img" on "$@"; asked_out=$out
+    [ "$plain_out" = "$asked_out" ] && grep -F "left alone: $reason" "$work/hook.log" >/dev/null \
+        && pass "$what: left alone $asked_by, the program runs as before ($asked_out), the reason in the log" \
+        || { fail "$what: without \"$plain_out\", $asked_by \"$asked_out\""; cat "$work/hook.log"; }
+}
+
+# musl_program DIR SOURCE: SOURCE built by musl-gcc as DIR/bin/exitwith,
+# musl's loader beside it; musl=yes, or "" without musl-tools.
+musl_program() {
+    musl=yes
+    if command -v musl-gcc >/dev/null 2>&1 && musl-gcc -O2 -o "$1/bin/exitwith" "$2" 2>/dev/null \
+        && [ -e /lib/ld-musl-x86_64.so.1 ]; then
+        mkdir -p "$1/lib" && cp /lib/ld-musl-x86_64.so.1 "$1/lib/"
+    else
+        musl=
+    fi
+}
