@@ -206,7 +206,10 @@ class Fleet:
                     waiting.remove(h)
             time.sleep(1)
         if waiting:
-            raise RuntimeError("not up within %d s: %s" % (BOOT_TIMEOUT_S, " ".join(h.name for h in waiting)))
+            why = [self.ssh(h, "journalctl -b -q -o cat -n 20 -u %s" % h.unit, check=False, timeout=30).stdout.strip()
+                   for h in waiting if h.unit]
+            raise RuntimeError("not up within %d s: %s\n%s" % (BOOT_TIMEOUT_S, " ".join(h.name for h in waiting),
+                                                               "\n".join(why)))
         return time.monotonic() - t0
 
     def failed_units(self):
