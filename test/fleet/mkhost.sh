@@ -22,8 +22,15 @@
 #   glibc's sonames and symbol versions, /bin/sh), and $LIB's expansion
 #   by Debian's ld.so pointed at RHEL's library directory;
 # - other: a family the role does not know (os-release only).
+# FLEET_POD_GLIBC (environment), a directory holding an affected
+# libc.so.6 and its loader, makes the host a container host: podman
+# configured for the nested layout (below), node_exporter's textfile
+# directory, and in /srv/afx-check/image the root of an image with that
+# glibc and pinnedd (test/containers/lib.sh's rootfs), which
+# afx-pod-image.service imports at boot.
 # Needs root (chroot, dpkg-divert, file owners); for el also rpmbuild.
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 root=$1 name=$2 port=$3 glibc=$4 pubkey=$5 progs=$6
 shift 6
 triplet=x86_64-linux-gnu
@@ -76,6 +83,27 @@ for unit in "$@"; do
 done
 # The console is the harness's log, not a login prompt.
 chroot "$root" systemctl mask --quiet console-getty.service
+
+if [ -n "${FLEET_POD_GLIBC:-}" ]; then
+    # The host's cgroup v2 tree has no controllers (this machine's hybrid
+    # layout binds them to v1): no pids limit for podman to set.
+    # nspawn's system call filter refuses keyctl: no session keyring.
+    # crun refuses the hybrid layout: runc.
+    cat >"$root/etc/containers/containers.conf" <<'CONF'
+[containers]
+pids_limit = 0
+keyring = false
+
+[engine]
+runtime = "runc"
+CONF
+    mkdir -p "$root/var/lib/prometheus/node-exporter"
+    (
+        # shellcheck source=../containers/lib.sh
+        . "$here/../containers/lib.sh"
+        rootfs "$root/srv/afx-check/image" "$FLEET_POD_GLIBC" pinnedd="$progs/pinnedd"
+    ) || fail "the image's root failed"
+fi
 
 aside=$root/srv/afx-check/debian
 case ${FLEET_OS:-debian} in

@@ -16,6 +16,9 @@ one overlay per host, and reached by Debian's ansible-core over SSH on
              affected glibc, afx-pinned.service: hit
   afx-odd    a family the role does not know, first in the inventory:
              it fails alone, and the rollout goes on
+  afx-pods   the system's fixed glibc, rootful podman (runc) in it, and
+             afx-pod.service: a container of an image with the affected
+             glibc, under its unit as a quadlet runs one: hit
 
 The package folder holds two releases of each package, of both kinds
 (releases.sh): every host must get the newer, and keep it.
@@ -26,6 +29,7 @@ arenafix's word, says whether a service is hit.  See test/fleet/README.md.
 """
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -51,11 +55,18 @@ ATRISK = "afx-atrisk.service"
 ATRISK_READY = "/run/afx-atrisk.ready"
 ATRISK_THREADS = 4
 TIMER = "arenafix-textfile.timer"
+# On the container host: podman's container of afx-pod.service, and
+# where the packages put the OCI hook's configuration and the metrics
+# service writes.
+POD = "afx-pod"
+HOOK_JSON = "/usr/share/containers/oci/hooks.d/arenafix.json"
+PROM = "/var/lib/prometheus/node-exporter/arenafix.prom"
 
 
 class Host:
-    def __init__(self, name, port, affected, unit, ready, threads, os="debian"):
+    def __init__(self, name, port, affected, unit, ready, threads, os="debian", pods=False):
         self.name = name
+        self.pods = pods          # a container host (mkhost.sh FLEET_POD_GLIBC)
         self.os = os              # mkhost.sh's FLEET_OS
         self.port = port
         self.affected = affected
@@ -65,6 +76,7 @@ class Host:
         self.proc = None          # systemd-nspawn
         self.dir = None
         self.boot_s = None
+        self.cgroup = None        # its own cgroup v2 directory (pods)
 
     @property
     def root(self):
@@ -77,8 +89,9 @@ HOSTS = [
     Host("afx-calm", 2202, True, "afx-spread.service", "/run/afx-spread.ready", 4),
     Host("afx-fixed", 2203, False, "afx-pinned.service", "/run/afx-pinned.ready", 32),
     Host("afx-el", 2204, True, "afx-pinned.service", "/run/afx-pinned.ready", 32, os="el"),
+    Host("afx-pods", 2206, False, "afx-pod.service", "/run/afx-pod/ready", 32, pods=True),
 ]
-ODD, HIT, CALM, FIXED, EL = HOSTS
+ODD, HIT, CALM, FIXED, EL, PODS = HOSTS
 # The hosts with a workload, judged by its own count.
 WORKED = [h for h in HOSTS if h.unit]
 RPM_LIB = "/usr/lib64/arenafix/libarenafix.so"
@@ -142,9 +155,11 @@ class Fleet:
                       if h.unit == "afx-pinned.service" else os.path.join(HERE, h.unit)])
             if h.name == "afx-hit":
                 units.append(os.path.join(HERE, STUBBORN))
+            if h.pods:
+                units.append(os.path.join(HERE, "afx-pod-image.service"))
             r = run(["sh", os.path.join(HERE, "mkhost.sh"), h.root, h.name, str(h.port),
                      self.a.affected if h.affected else "fixed", self.key + ".pub", self.a.progs] + units,
-                    check=False, env=dict(os.environ, FLEET_OS=h.os))
+                    check=False, env=dict(os.environ, FLEET_OS=h.os, FLEET_POD_GLIBC=self.a.affected if h.pods else ""))
             if r.returncode != 0:
                 raise RuntimeError("%s: mkhost.sh failed:\n%s" % (h.name, r.stdout))
         with open(self.inventory, "w") as f:
@@ -158,11 +173,22 @@ class Fleet:
         t0 = time.monotonic()
         for h in HOSTS:
             console = open(os.path.join(self.out, "console-%s.log" % h.name), "w")
+            extra, env, cgroup = [], None, None
+            if h.pods:
+                # What podman and runc need inside (test/fleet/README.md):
+                # the cgroup v2 tree (a hybrid one's v1 controllers are
+                # read-only in the container), a cgroup of its own there,
+                # every capability, bpf() for runc's device filter, and its
+                # storage on a tmpfs (no overlay on the host's overlay).
+                extra = ["--capability=all", "--system-call-filter=bpf", "--tmpfs=/var/lib/containers:mode=0755"]
+                env = dict(os.environ, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY="1")
+                cgroup = self.own_cgroup(h)
             h.proc = subprocess.Popen(
                 ["systemd-nspawn", "--quiet", "-D", h.root, "-M", h.name, "-b", "--register=no", "--keep-unit",
                  "--console=read-only", "--network-namespace-path=/run/netns/" + NETNS,
-                 "--resolv-conf=off", "--timezone=off", "--link-journal=no"],
-                stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT, start_new_session=True)
+                 "--resolv-conf=off", "--timezone=off", "--link-journal=no"] + extra,
+                stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT, start_new_session=True, env=env,
+                preexec_fn=None if cgroup is None else lambda c=cgroup: join_cgroup(c))
         waiting = list(HOSTS)
         while waiting and time.monotonic() - t0 < BOOT_TIMEOUT_S:
             for h in list(waiting):
@@ -180,7 +206,10 @@ class Fleet:
                     waiting.remove(h)
             time.sleep(1)
         if waiting:
-            raise RuntimeError("not up within %d s: %s" % (BOOT_TIMEOUT_S, " ".join(h.name for h in waiting)))
+            why = [self.ssh(h, "journalctl -b -q -o cat -n 20 -u %s" % h.unit, check=False, timeout=30).stdout.strip()
+                   for h in waiting if h.unit]
+            raise RuntimeError("not up within %d s: %s\n%s" % (BOOT_TIMEOUT_S, " ".join(h.name for h in waiting),
+                                                               "\n".join(why)))
         return time.monotonic() - t0
 
     def failed_units(self):
@@ -207,7 +236,28 @@ class Fleet:
         for h in HOSTS:
             if h.dir:
                 self.unmount(h)
+            if getattr(h, "cgroup", None):
+                remove_cgroup(h.cgroup)
         run(["ip", "netns", "delete", NETNS], check=False)
+
+    @staticmethod
+    def own_cgroup(h):
+        """A cgroup v2 directory of the host's own, below this process's:
+        its systemd then owns a tree that no other host's shares."""
+        mount = None
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                fields = line.split()
+                if fields[2] == "cgroup2":
+                    mount = fields[1]
+                    break
+        with open("/proc/self/cgroup") as f:
+            mine = [line.strip()[3:] for line in f if line.startswith("0::")]
+        if mount is None or not mine:
+            raise RuntimeError("%s: no cgroup v2 hierarchy here, which podman in the host needs" % h.name)
+        h.cgroup = os.path.join(mount, mine[0].lstrip("/"), "%s-%s" % (NETNS, h.name))
+        os.makedirs(h.cgroup, exist_ok=True)
+        return h.cgroup
 
     @staticmethod
     def unmount(h):
@@ -279,6 +329,20 @@ class Fleet:
                     check=False, stdin=f, timeout=120)
         if r.returncode != 0:
             raise RuntimeError("%s: could not start %s: %s" % (h.name, unit_file, r.stdout.strip()))
+
+    def pod(self, h):
+        """The container of afx-pod.service: its main process's PID as
+        the host sees it, and pinnedd's own count there; podman's PID
+        (the unit's main process), the unit's drop-in."""
+        r = self.ssh(h, "podman inspect -f '{{.State.Pid}} {{.Id}}' %s; cat %s; systemctl show -p MainPID --value %s; "
+                        "ls %s 2>/dev/null | wc -l" % (POD, h.ready, h.unit, DROPIN % h.unit), check=False)
+        lines = r.stdout.splitlines()
+        try:
+            ready = dict(w.split("=", 1) for w in lines[1].split() if "=" in w)
+            return {"pid": int(lines[0].split()[0]), "id": lines[0].split()[1], "arenas": int(ready["arenas"]),
+                    "podman": int(lines[2]), "dropin": lines[3].strip() != "0"}
+        except (IndexError, KeyError, ValueError):
+            return {"pid": None, "raw": r.stdout}
 
     def timer(self, h):
         r = self.ssh(h, "systemctl is-enabled %s; systemctl is-active %s" % (TIMER, TIMER), check=False)
@@ -397,6 +461,26 @@ class Play:
         return out
 
 
+def join_cgroup(path):
+    with open(os.path.join(path, "cgroup.procs"), "w") as f:
+        f.write("0")
+
+
+def remove_cgroup(path):
+    """The host's cgroup, emptied by its systemd's poweroff: the
+    directories its systemd left, deepest first."""
+    for top, dirs, _ in os.walk(path, topdown=False):
+        for d in dirs:
+            try:
+                os.rmdir(os.path.join(top, d))
+            except OSError:
+                pass
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
 def cpu_count(cpulist):
     n = 0
     for part in cpulist.strip().split(","):
@@ -450,7 +534,7 @@ def check(fleet, r, notes):
                      % (SUITE, "; ".join(failed)))
     # The releases the package folder holds (releases.sh): the newer of each.
     newest = {"debian": fleet.a.version + "+fleet1", "el": fleet.a.version + "-1.fleet10"}
-    hit, calm, fixed, el = HIT, CALM, FIXED, EL
+    hit, calm, fixed, el, pods = HIT, CALM, FIXED, EL, PODS
     fleet.add_service(hit, os.path.join(HERE, ATRISK), ATRISK_READY)
 
     before = {h.name: fleet.facts(h) for h in HOSTS}
@@ -464,6 +548,9 @@ def check(fleet, r, notes):
                                               h.unit, f["pid"], f["arenas"], h.threads, want))
     print("%s: host %s (%s) at 127.0.0.1:%d: no workload" % (SUITE, ODD.name, ODD.os, ODD.port))
     risk0 = fleet.service(hit, ATRISK, ATRISK_READY)
+    pod0 = fleet.pod(pods)
+    print("%s: host %s: podman container %s (%s), PID %s: %s arenas for %d pinned threads, its image's glibc "
+          "affected" % (SUITE, pods.name, POD, pod0.get("id", "?")[:12], pod0["pid"], pod0.get("arenas"), pods.threads))
     print("%s: host %s: %s PID %s: %s arenas for %d pinned threads" % (SUITE, hit.name, ATRISK, risk0["pid"],
                                                                     risk0.get("arenas"), ATRISK_THREADS))
     sys.stdout.flush()
@@ -478,6 +565,9 @@ def check(fleet, r, notes):
                 "%d arenas" % before[h.name]["arenas"])
     r.check("before: %s on %s is not hit yet (its threads pinned, its count a fixed glibc's)" % (ATRISK, hit.name),
             risk0.get("arenas") == fixed_arenas(ATRISK_THREADS, online), "%s" % risk0)
+    r.check("before: the container of %s on %s (its own glibc fixed) is hit (pinnedd's own count)"
+            % (pods.unit, pods.name),
+            pod0["pid"] is not None and pod0["arenas"] < fixed_arenas(pods.threads, online), "%s" % pod0)
 
     lint(r, fleet.out, fleet.ansible)
 
@@ -556,6 +646,39 @@ def check(fleet, r, notes):
             timers[hit.name] == timers[calm.name] == timers[el.name] == "enabled active"
             and timers[fixed.name] != "enabled active" and timers[ODD.name] != "enabled active",
             "%s" % timers)
+    pod1 = fleet.pod(pods)
+    a = after[pods.name]
+    hook = fleet.ssh(pods, "test -f %s" % HOOK_JSON, check=False).returncode == 0
+    r.check("rollout: %s (its own glibc fixed, a container hit) got the packages (%s), the OCI hook's "
+            "configuration and %s" % (pods.name, newest["debian"], TIMER),
+            a.get("package") == newest["debian"] and hook and timers[pods.name] == "enabled active",
+            "package %r, %s %s, timer %s; see %s" % (a.get("package"), HOOK_JSON, hook, timers[pods.name], play.log))
+    r.check("rollout: %s on %s, the unit of a container, neither enabled nor restarted (podman and the container "
+            "run on, no drop-in)" % (pods.unit, pods.name),
+            pod1["pid"] is not None and pod1["pid"] == pod0["pid"] and pod1["podman"] == pod0["podman"]
+            and not pod1["dropin"],
+            "before %s; after %s" % (pod0, pod1))
+    rp = fleet.report(pods, "rollout") or {}
+    boxed = rp.get("containers") or [{}]
+    c0 = boxed[0]
+    pod_fix = c0.get("fix", "")
+    r.check("rollout: %s's report names the hit container (engine, ID, name, process, verdict, unit) with the fix "
+            "inspect prints for it, and enables nothing" % pods.name,
+            len(boxed) == 1 and (c0.get("engine"), c0.get("id"), c0.get("name"), c0.get("pid"), c0.get("process"),
+                                 c0.get("verdict"), c0.get("unit"))
+            == ("podman", pod0.get("id"), POD, pod0["pid"], "pinnedd", "hit", pods.unit)
+            and re.search(r"^-v '?\S+/libarenafix\.so:\S+/libarenafix\.so:ro'? -e '?LD_PRELOAD=\S+/libarenafix\.so'?$",
+                          c0.get("fix", "")) is not None
+            and rp.get("skipped") is False and len(rp.get("installed", [])) == 2 and rp.get("enabled") == []
+            and rp.get("restarted") == [] and rp.get("container_units") == [pods.unit],
+            "report %s; see %s" % ({k: rp.get(k) for k in ("skipped", "installed", "containers", "container_units",
+                                                            "enabled", "restarted")}, fleet.reports))
+    prom = fleet.ssh(pods, "systemctl start arenafix-textfile.service; cat %s" % PROM, check=False)
+    r.check("rollout: the metrics of %s (%s, its timer's service) say its podman container's pinnedd is hit"
+            % (pods.name, PROM),
+            re.search(r'^arenafix_process_verdict\{unit="\(podman container\)",comm="pinnedd",verdict="hit"\} 1$',
+                      prom.stdout, re.M) is not None,
+            prom.stdout.strip()[-800:])
     r.check("rollout: no scratch directory left on any host",
             not any(after[h.name].get("scratch") for h in WORKED),
             ", ".join("%s %s" % (h.name, after[h.name].get("scratch")) for h in WORKED))
@@ -605,6 +728,8 @@ def check(fleet, r, notes):
     r.check("--check after the rollout: nothing would change",
             play.rc == 0 and all(play.clean(h) and play.changed(h) == 0 for h in HOSTS),
             "status %d, recap: %s; see %s" % (play.rc, play.recap, play.log))
+
+    containers(fleet, r, pods)
 
     # Rollback, of the service named as the rollout takes it: a short
     # name (the string form, as -e gives it, is the stubborn run's).
@@ -800,6 +925,89 @@ def check(fleet, r, notes):
             "status %d; packages %s; %s drop-in %s -> %s, PID %s -> %s, %s arenas; see %s"
             % (play.rc, {k: g.get("package") for k, g in gone.items()}, el.name, prev.get("dropin"),
                gone[el.name].get("dropin"), prev["pid"], gone[el.name]["pid"], gone[el.name].get("arenas"), play.log))
+
+    follow_fix(fleet, r, pods, pod_fix)
+
+
+def containers(fleet, r, pods):
+    """The container host with its own glibc not skipped, as an
+    operator who asks for every host does: the unit that runs the hit
+    container is the engine's, never enabled; named, it is refused; and
+    a restart of it is never verified on the engine's process."""
+    no_skip = json.dumps({"arenafix_skip_glibc": []})
+    pod0 = fleet.pod(pods)
+    play = fleet.playbook("pods-no-skip", "site.yml", "--limit", pods.name, "-e", no_skip)
+    pod1 = fleet.pod(pods)
+    rep = fleet.report(pods, "rollout") or {}
+    r.check("arenafix_skip_glibc []: %s's hit container is reported, its unit %s neither enabled nor restarted "
+            "(the same podman and container)" % (pods.name, pods.unit),
+            play.rc == 0 and play.clean(pods) and pod1["pid"] == pod0["pid"] and pod1["podman"] == pod0["podman"]
+            and not pod1["dropin"] and rep.get("enabled") == [] and rep.get("restarted") == []
+            and [c.get("id") for c in rep.get("containers", [])] == [pod0.get("id")]
+            and rep.get("container_units") == [pods.unit],
+            "status %d, recap %s, before %s, after %s, report %s; see %s"
+            % (play.rc, play.recap, pod0, pod1, {k: rep.get(k) for k in ("enabled", "restarted", "container_units")},
+               play.log))
+
+    play = fleet.playbook("pods-named", "site.yml", "--limit", pods.name, "-e", no_skip,
+                          "-e", "arenafix_services=" + pods.unit[:-8])
+    pod2 = fleet.pod(pods)
+    m = re.search(r"%s runs podman container %s \(%s\): arenafix enable reaches podman, never the container; run the "
+                  r"container again with: -v \S+ -e \S+; left as it was"
+                  % (re.escape(pods.unit), POD, pod0.get("id", "?")[:12]), play.text)
+    r.check("arenafix_services=%s (a container's unit) on %s: refused before any change, the container and its fix "
+            "named" % (pods.unit[:-8], pods.name),
+            play.rc != 0 and play.recap.get(pods.name, {}).get("failed") == 1 and m is not None
+            and pod2["pid"] == pod0["pid"] and pod2["podman"] == pod0["podman"] and not pod2["dropin"],
+            "status %d, recap %s, message %s, after %s; see %s"
+            % (play.rc, play.recap, m.group(0) if m else None, pod2, play.log))
+
+    # Stopped, the container is not in the scan: the unit is enabled and
+    # restarted as asked, and the verification must look past podman.
+    fleet.ssh(pods, "systemctl stop %s" % pods.unit, check=False)
+    play = fleet.playbook("pods-stopped", "site.yml", "--limit", pods.name, "-e", no_skip,
+                          "-e", "arenafix_services=" + pods.unit[:-8], "-e", "arenafix_verify_retries=2")
+    pod3 = fleet.pod(pods)
+    m = re.search(r"%s after its restart: process (\d+) pinnedd \(podman container %s, %s\): hit: .*?; the drop-in "
+                  r"reached podman, never the container" % (re.escape(pods.unit), POD, "[0-9a-f]{12}"), play.text)
+    r.check("%s named while stopped: enabled and restarted, then %s fails: its container's pinnedd is hit (its own "
+            "count), whatever podman's process says" % (pods.unit, pods.name),
+            play.rc != 0 and play.recap.get(pods.name, {}).get("failed") == 1 and m is not None
+            and pod3["pid"] is not None and int(m.group(1)) == pod3["pid"] and pod3["dropin"]
+            and pod3["arenas"] < fixed_arenas(pods.threads, cpu_online(fleet, pods)),
+            "status %d, recap %s, message %s, container %s; see %s"
+            % (play.rc, play.recap, m.group(0) if m else None, pod3, play.log))
+    # As the operator would undo it.
+    fleet.ssh(pods, "arenafix disable %s && systemctl daemon-reload && systemctl restart %s && "
+                    "until [ -s %s ]; do sleep 1; done" % (pods.unit, pods.unit, pods.ready), check=False, timeout=120)
+
+
+def follow_fix(fleet, r, pods, fix):
+    """The fix the role's report gives for the container, followed to
+    the letter (its options added to the container's podman run, as an
+    operator edits a quadlet's unit): the container's pinnedd gets a
+    fixed glibc's count."""
+    pod0 = fleet.pod(pods)
+    dropin = ("[Service]\nExecStart=\nExecStart=/usr/bin/podman run --rm --name %s --cgroups=split --network none "
+              "-v /run/afx-pod:/run/afx-pod %s localhost/afx-pinned /bin/pinnedd --threads %d "
+              "--ready-file %s\n" % (POD, fix, pods.threads, pods.ready))
+    # The options as the report gives them, quotes and all: systemd
+    # splits ExecStart= as the shell would.
+    fleet.ssh(pods, "mkdir -p /etc/systemd/system/%s.d && echo %s | base64 -d >/etc/systemd/system/%s.d/fix.conf && "
+                    "systemctl daemon-reload && systemctl restart %s && until [ -s %s ]; do sleep 1; done"
+              % (pods.unit, base64.b64encode(dropin.encode()).decode(), pods.unit, pods.unit, pods.ready),
+              check=False, timeout=120)
+    pod1 = fleet.pod(pods)
+    online = cpu_online(fleet, pods)
+    r.check("the report's fix for %s's container, followed (%s): its pinnedd gets a fixed glibc's count"
+            % (pods.name, fix or "none"),
+            fix != "" and pod1["pid"] is not None and pod1["pid"] != pod0["pid"]
+            and pod1["arenas"] == fixed_arenas(pods.threads, online),
+            "before %s; after %s (a fixed glibc makes %d)" % (pod0, pod1, fixed_arenas(pods.threads, online)))
+
+
+def cpu_online(fleet, h):
+    return cpu_count(fleet.ssh(h, "cat /sys/devices/system/cpu/online", check=False).stdout)
 
 
 def odd_failure(r, step, play, facts, report):
