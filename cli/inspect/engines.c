@@ -101,9 +101,10 @@ bool afx_shim_container(long pid, struct afx_container *c)
 {
     if (in_our_mounts(pid))
         return false;
-    long at = pid;
+    long at = pid, below = pid;
     bool root = false;
     for (int depth = 0; depth < DEPTH_MAX; depth++) {
+        below = at;
         at = parent_of(at, &root);
         if (at <= 0)
             return false;
@@ -112,11 +113,17 @@ bool afx_shim_container(long pid, struct afx_container *c)
     }
     size_t len;
     char ns[sizeof c->ns], id[AFX_CONTAINER_ID_SIZE];
-    /* Root's alone: a user's process of the same name (a rootless
-     * engine's) says what its user wants. */
+    /* The shim's own uids, not those of the container's process below
+     * it: root's alone, as a user's process of the same name (a
+     * rootless engine's, or the root-owned program run by a user) says
+     * what its user wants. */
+    parent_of(at, &root);
     char *argv = root ? root_program(at, "containerd-shim-", true, &len) : NULL;
     bool found = argv != NULL && afx_shim_task(argv, len, ns, sizeof ns, id, sizeof id);
     free(argv);
+    /* Still its parent: the PID read was not another's since. */
+    bool ignored;
+    found = found && parent_of(below, &ignored) == at;
     if (!found)
         return false;
     *c = (struct afx_container){ 0 };

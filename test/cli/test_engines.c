@@ -1,8 +1,13 @@
 /* What docker and containerd write of a container, as inspect reads it
  * (cli/proc/enginestate.h), called directly; the cgroup paths docker
  * really uses. */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "proc/enginestate.h"
@@ -207,6 +212,116 @@ START_TEST(docker_cgroups)
 }
 END_TEST
 
+/* A copy of timeout(1), which runs its command as its child and waits,
+ * named as containerd's shim, in a new directory of the build's (root's
+ * alone, as the real shim's /usr/bin is): its path, in shim. */
+static bool make_shim(char *dir, size_t dsize, char *shim, size_t size)
+{
+    snprintf(dir, dsize, "%s/shim-XXXXXX", test_prog(""));
+    if (mkdtemp(dir) == NULL || chmod(dir, 0755) != 0)
+        return false;
+    snprintf(shim, size, "%s/containerd-shim-runc-v2", dir);
+    struct run r;
+    run(&r, NULL, ARGV("install", "-m", "0755", "/usr/bin/timeout", shim));
+    bool ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+    run_free(&r);
+    return ok;
+}
+
+static void remove_shim(const char *dir, const char *shim)
+{
+    unlink(shim);
+    rmdir(dir);
+}
+
+/* The child of pid in another mount namespace than ours; -1 if none. */
+static long child_elsewhere(long pid)
+{
+    char path[64], text[256], ns[64], ours[64];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);
+    FILE *f = fopen(path, "r");
+    ssize_t n = readlink("/proc/self/ns/mnt", ours, sizeof ours - 1);
+    ours[n > 0 ? n : 0] = '\0';
+    long found = -1;
+    if (f != NULL && fgets(text, sizeof text, f) != NULL)
+        for (char *tok = strtok(text, " \n"); tok != NULL && found < 0; tok = strtok(NULL, " \n")) {
+            snprintf(path, sizeof path, "/proc/%s/ns/mnt", tok);
+            n = readlink(path, ns, sizeof ns - 1);
+            ns[n > 0 ? n : 0] = '\0';
+            if (n > 0 && strcmp(ns, ours) != 0)
+                found = atol(tok);
+        }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* A container's process whose user is not root (docker run --user, its
+ * cgroup naming no engine: --cgroup-parent) under root's shim: named by
+ * it, and so never run. */
+START_TEST(shim_names_a_container_of_a_user)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a process as nobody)\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd, "exec unshare --mount setpriv --reuid=65534 --regid=65534 --clear-groups %s 2",
+             test_prog("arenawait"));
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "moby", "-id", CID));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    ck_assert_msg(strstr(r.out, "\"container_engine\":\"docker\"") != NULL
+                      && strstr(r.out, "\"container_id\":\"" CID "\"") != NULL
+                      && strstr(r.out, "\"glibc_executed\":false") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* A user's own process, running the root-owned shim's program with a
+ * command line that claims another container: not taken for a shim, its
+ * child (root's, in a mount namespace of its own, as a setuid helper
+ * would leave it) not for that container's. */
+START_TEST(users_shim_names_no_container)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a process as nobody)\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[3 * PATH_MAX], pid[32];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd,
+             "exec 3<&0; unshare --mount %s 2 <&3 & exec 3<&- setpriv --reuid=65534 --regid=65534 --clear-groups %s 60 sh -c "
+             "'cat >/dev/null' -namespace moby -id " FAKE,
+             test_prog("arenawait"), shim);
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV("sh", "-c", cmd));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    ck_assert_msg(strstr(r.out, "\"pid\":") != NULL && strstr(r.out, FAKE) == NULL
+                      && strstr(r.out, "\"container_engine\":null") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 Suite *engines_suite(void)
 {
     Suite *s = suite_create("engines");
@@ -217,5 +332,10 @@ Suite *engines_suite(void)
     tcase_add_test(tc, shim_task);
     tcase_add_test(tc, docker_cgroups);
     suite_add_tcase(s, tc);
+    TCase *shims = tcase_create("shims");
+    tcase_add_test(shims, shim_names_a_container_of_a_user);
+    tcase_add_test(shims, users_shim_names_no_container);
+    tcase_set_timeout(shims, 120);
+    suite_add_tcase(s, shims);
     return s;
 }
