@@ -27,7 +27,10 @@ struct afx_unit {
  * unit, if the text is not what the kernel writes: a malformed line,
  * hierarchy IDs not strictly falling, or a line after the 0:: one (a
  * cgroup named with a newline forging lines of its own).  True with
- * u->name "" for a process in no unit. */
+ * u->name "" for a process in no unit.  A path read from a cgroup
+ * namespace of its own ("/../../system.slice/..."), the kernel's
+ * leading "/.." components skipped, is taken from the ancestor it
+ * names. */
 bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
 
 /* The container engine of a unit that is one container's scope,

@@ -212,6 +212,35 @@ START_TEST(docker_cgroups)
 }
 END_TEST
 
+/* As a scanner in a cgroup namespace of its own (a DaemonSet's pod)
+ * reads them: the kernel's "/.." up to the ancestor both share. */
+START_TEST(cgroups_seen_from_a_pod)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        { "0::/../../../kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/cri-containerd-" CID
+          ".scope\n", "containerd 0123" },
+        { "0::/../crio-" CID ".scope\n", "cri-o 0123" },
+        { "9:name=systemd:/../../system.slice/docker-" CID ".scope\n0::/../../system.slice/docker-" CID ".scope\n",
+          "docker 0123" },
+        /* A tenant's own below its container's, still. */
+        { "0::/../../system.slice/docker-" CID ".scope/docker-" FAKE ".scope\n", "docker 0123" },
+        /* The ancestor's child is no engine's: none. */
+        { "0::/../" CID "/docker/" FAKE "\n", "" },
+        { "0::/../..\n", "" },
+        { "0::/..x/docker-" CID ".scope\n", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(docker_cgroup(cases[i].text), cases[i].want) == 0, "%s: want '%s', got '%s'",
+                      cases[i].text, cases[i].want, docker_cgroup(cases[i].text));
+    struct afx_unit u;
+    const char *service = "0::/../../../../system.slice/nginx.service\n";
+    ck_assert(afx_cgroup_unit(service, strlen(service), &u));
+    ck_assert_str_eq(u.name, "nginx.service");
+}
+END_TEST
+
 /* A copy of timeout(1), which runs its command as its child and waits,
  * named as containerd's shim, in a new directory of the build's (root's
  * alone, as the real shim's /usr/bin is): its path, in shim. */
@@ -331,6 +360,7 @@ Suite *engines_suite(void)
     tcase_add_test(tc, argv_option);
     tcase_add_test(tc, shim_task);
     tcase_add_test(tc, docker_cgroups);
+    tcase_add_test(tc, cgroups_seen_from_a_pod);
     suite_add_tcase(s, tc);
     TCase *shims = tcase_create("shims");
     tcase_add_test(shims, shim_names_a_container_of_a_user);
