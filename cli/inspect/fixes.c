@@ -187,7 +187,7 @@ static void print_container(const struct afx_fix *x, FILE *out)
     else {
         /* An engine's 64-digit ID by its first 12, as its client shows it;
          * a name ctr was given as ID, whole. */
-        int shown = strlen(x->container.id) == AFX_CONTAINER_ID_SIZE - 1 ? 12 : (int)sizeof x->container.id;
+        int shown = strlen(x->container.id) == AFX_CONTAINER_HEX_ID_LEN ? 12 : (int)sizeof x->container.id;
         fprintf(out, "    %s container %s, id %.*s: process %ld %s (%s)\n", x->container.engine,
                 x->container.name[0] ? x->container.name : "(name unknown)", shown, x->container.id, x->pid,
                 afx_escape(x->name, name, sizeof name), afx_escape(x->exe, exe, sizeof exe));

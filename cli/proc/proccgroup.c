@@ -220,7 +220,7 @@ char *afx_unit_shell_word(const char *name, char *out, size_t size)
  * ID copied into id. */
 static bool prefixed_id(const char *c, size_t n, const char *prefix, const char *suffix, char id[AFX_CONTAINER_ID_SIZE])
 {
-    enum { ID_LEN = AFX_CONTAINER_ID_SIZE - 1 };
+    enum { ID_LEN = AFX_CONTAINER_HEX_ID_LEN };
     size_t p = strlen(prefix), s = strlen(suffix);
     if (n != p + ID_LEN + s || memcmp(c, prefix, p) != 0 || memcmp(c + p + ID_LEN, suffix, s) != 0)
         return false;

@@ -44,8 +44,11 @@ bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
  * Pure. */
 const char *afx_unit_container_engine(const char *name, char *out, size_t size);
 
-/* A container's ID: 64 hexadecimal digits, its NUL. */
-#define AFX_CONTAINER_ID_SIZE 65
+/* An engine's container ID: 64 hexadecimal digits. */
+#define AFX_CONTAINER_HEX_ID_LEN 64
+/* Room for a container's ID and its NUL: a containerd ID (ctr run's
+ * name) has up to 76 characters. */
+#define AFX_CONTAINER_ID_SIZE 77
 /* Longer names are not shown (podman's are [a-zA-Z0-9][a-zA-Z0-9_.-]*). */
 #define AFX_CONTAINER_NAME_SIZE 128
 

@@ -128,7 +128,7 @@ END_TEST
 /* "NS ID" of a shim's command line ('|' for NUL), "!" if none. */
 static const char *shim(const char *line)
 {
-    static char argv[512], ns[80], id[AFX_CONTAINER_ID_SIZE], got[160];
+    static char argv[512], ns[80], id[AFX_CONTAINER_ID_SIZE], got[200];
     size_t n = strlen(line);
     memcpy(argv, line, n);
     for (size_t i = 0; i < n; i++)
@@ -164,7 +164,9 @@ START_TEST(shim_task)
         { "containerd-shim-runc-v2|-namespace|mo by|-id|a|", "!" },
         { "containerd-shim-runc-v2|-namespace|moby|-id|-a|", "!" },
         { "containerd-shim-runc-v2|-namespace|moby|-id|a\nb|", "!" },
-        { "containerd-shim-runc-v2|-namespace|moby|-id|" CID "x|", "!" },
+        /* containerd's longest, 76 characters; one more is none of its. */
+        { "containerd-shim-runc-v2|-namespace|default|-id|" CID "x-1234567890|", "default " CID "x-1234567890" },
+        { "containerd-shim-runc-v2|-namespace|default|-id|" CID "x-12345678901|", "!" },
         { "containerd-shim-runc-v2|-namespace|moby|-id|a", "!" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -317,6 +319,38 @@ START_TEST(shim_names_a_container_of_a_user)
 }
 END_TEST
 
+/* A ctr container's ID as long as containerd allows (76 characters):
+ * named whole, and so never run. */
+START_TEST(shim_names_a_long_id)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a shim of root's)\n", __func__);
+        return;
+    }
+    static const char id[] = "web-" CID "-1234567";
+    ck_assert_int_eq(strlen(id), 76);
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32], want[128];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd, "exec unshare --mount %s 2", test_prog("arenawait"));
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "default", "-id", id));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    snprintf(want, sizeof want, "\"container_id\":\"%s\"", id);
+    ck_assert_msg(strstr(r.out, "\"container_engine\":\"containerd\"") != NULL && strstr(r.out, want) != NULL
+                      && strstr(r.out, "\"glibc_executed\":false") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* A user's own process, running the root-owned shim's program with a
  * command line that claims another container: not taken for a shim, its
  * child (root's, in a mount namespace of its own, as a setuid helper
@@ -365,6 +399,7 @@ Suite *engines_suite(void)
     TCase *shims = tcase_create("shims");
     tcase_add_test(shims, shim_names_a_container_of_a_user);
     tcase_add_test(shims, users_shim_names_no_container);
+    tcase_add_test(shims, shim_names_a_long_id);
     tcase_set_timeout(shims, 120);
     suite_add_tcase(s, shims);
     return s;
