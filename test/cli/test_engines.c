@@ -351,6 +351,48 @@ START_TEST(shim_names_a_long_id)
 }
 END_TEST
 
+/* A container no engine names (runc run, lxc, systemd-nspawn: a mount
+ * namespace and root of its own): its files, root's by their owner, are
+ * its tenant's, uid 0 in there.  Its glibc is not run. */
+START_TEST(own_root_elsewhere_not_run)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to make a mount namespace and a root)\n", __func__);
+        return;
+    }
+    char root[PATH_MAX], cmd[4 * PATH_MAX], pid[32];
+    snprintf(root, sizeof root, "%s/root-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(root) != NULL && chmod(root, 0755) == 0);
+    snprintf(cmd, sizeof cmd,
+             "set -e; r=%s; mkdir -p $r/lib/x86_64-linux-gnu $r/lib64 $r/proc; "
+             "cp /lib/x86_64-linux-gnu/libc.so.6 $r/lib/x86_64-linux-gnu/; cp /lib64/ld-linux-x86-64.so.2 $r/lib64/; "
+             "cp %s $r/arenawait", root, test_prog("arenawait"));
+    struct run r;
+    run(&r, NULL, ARGV("sh", "-c", cmd));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+    snprintf(cmd, sizeof cmd, "mount -t proc proc %s/proc && exec chroot %s /arenawait 2", root, root);
+    struct live l;
+    live_start(&l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    struct run rm;
+    run(&rm, NULL, ARGV("rm", "-rf", root));
+    run_free(&rm);
+    ck_assert_msg(inside > 0, "no child in a mount namespace of its own");
+    /* Judged still: its libc.so.6 is the host's, byte for byte. */
+    ck_assert_msg(strstr(r.out, "\"glibc_executed\":false") != NULL
+                      && strstr(r.out, "\"glibc_state\":\"not affected\"") != NULL
+                      && strstr(r.out, "its libc.so.6 is the host's byte for byte") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* A user's own process, running the root-owned shim's program with a
  * command line that claims another container: not taken for a shim, its
  * child (root's, in a mount namespace of its own, as a setuid helper
@@ -400,6 +442,7 @@ Suite *engines_suite(void)
     tcase_add_test(shims, shim_names_a_container_of_a_user);
     tcase_add_test(shims, users_shim_names_no_container);
     tcase_add_test(shims, shim_names_a_long_id);
+    tcase_add_test(shims, own_root_elsewhere_not_run);
     tcase_set_timeout(shims, 120);
     suite_add_tcase(s, shims);
     return s;
