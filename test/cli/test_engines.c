@@ -393,6 +393,42 @@ START_TEST(own_root_elsewhere_not_run)
 }
 END_TEST
 
+/* Two ctr containers of one name, each in a containerd namespace of its
+ * own: two containers, each given its fix. */
+START_TEST(same_id_two_namespaces)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a shim of root's)\n", __func__);
+        return;
+    }
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[3 * PATH_MAX], line[2][128];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd, "exec unshare --mount %s --library-path %s %s 30 pinned", affected_loader(g), g,
+             test_prog("arenawait"));
+    struct live l[2];
+    const char *const ns[2] = { "alpha", "beta" };
+    long inside[2];
+    for (int i = 0; i < 2; i++) {
+        live_start(&l[i], NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", ns[i], "-id", "web"));
+        inside[i] = child_elsewhere(l[i].pid);
+        snprintf(line[i], sizeof line[i], "\n    containerd container (name unknown), id web: process %ld ", inside[i]);
+    }
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "inspect", "--all"));
+    for (int i = 0; i < 2; i++)
+        live_stop(&l[i]);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside[0] > 0 && inside[1] > 0, "no child of a shim in a mount namespace of its own");
+    ck_assert_msg(strstr(r.out, line[0]) != NULL && strstr(r.out, line[1]) != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* A user's own process, running the root-owned shim's program with a
  * command line that claims another container: not taken for a shim, its
  * child (root's, in a mount namespace of its own, as a setuid helper
@@ -443,6 +479,7 @@ Suite *engines_suite(void)
     tcase_add_test(shims, users_shim_names_no_container);
     tcase_add_test(shims, shim_names_a_long_id);
     tcase_add_test(shims, own_root_elsewhere_not_run);
+    tcase_add_test(shims, same_id_two_namespaces);
     tcase_set_timeout(shims, 120);
     suite_add_tcase(s, shims);
     return s;
