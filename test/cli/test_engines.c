@@ -319,6 +319,53 @@ START_TEST(shim_names_a_container_of_a_user)
 }
 END_TEST
 
+/* The shim's command line, once its program was replaced, with the
+ * program others could write or not: the inspect --json of its
+ * container's process. */
+static void removed_shim_run(struct run *r, bool writable)
+{
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32], next[PATH_MAX + 64];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    ck_assert_int_eq(chmod(shim, writable ? 0757 : 0755), 0);
+    snprintf(cmd, sizeof cmd, "exec unshare --mount %s 2", test_prog("arenawait"));
+    struct live l;
+    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "moby", "-id", CID));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    /* As a package upgrade does: the new file renamed over the old. */
+    snprintf(next, sizeof next, "%s.new", shim);
+    run(r, NULL, ARGV("install", "-m", "0755", "/usr/bin/timeout", next));
+    run_free(r);
+    ck_assert_int_eq(rename(next, shim), 0);
+    run(r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+}
+
+/* A shim whose program was replaced since it started (containerd
+ * upgraded, its containers left running): still root's, it names its
+ * container; not if others could have written what it runs. */
+START_TEST(shim_of_a_removed_program)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a shim of root's)\n", __func__);
+        return;
+    }
+    struct run r;
+    removed_shim_run(&r, false);
+    ck_assert_msg(strstr(r.out, "\"container_engine\":\"docker\"") != NULL
+                      && strstr(r.out, "\"container_id\":\"" CID "\"") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+    removed_shim_run(&r, true);
+    ck_assert_msg(strstr(r.out, "\"container_engine\":null") != NULL && strstr(r.out, CID) == NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* A ctr container's ID as long as containerd allows (76 characters):
  * named whole, and so never run. */
 START_TEST(shim_names_a_long_id)
@@ -480,6 +527,7 @@ Suite *engines_suite(void)
     tcase_add_test(shims, shim_names_a_long_id);
     tcase_add_test(shims, own_root_elsewhere_not_run);
     tcase_add_test(shims, same_id_two_namespaces);
+    tcase_add_test(shims, shim_of_a_removed_program);
     tcase_set_timeout(shims, 120);
     suite_add_tcase(s, shims);
     return s;
