@@ -1,6 +1,7 @@
 #include "engines.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,14 +86,27 @@ static char *root_program(long pid, const char *base, bool prefix, size_t *len)
     if (n <= 0)
         return NULL;
     exe[n] = '\0';
+    /* Its file replaced since it started (the engine upgraded, its
+     * containers left running): the kernel says so after the name. */
+    static const char deleted[] = " (deleted)";
+    size_t d = sizeof deleted - 1;
+    bool gone = (size_t)n > d && strcmp(exe + n - d, deleted) == 0;
+    if (gone)
+        exe[n - d] = '\0';
     const char *name = strrchr(exe, '/');
     name = name != NULL ? name + 1 : exe;
     if (exe[0] != '/' || (prefix ? strncmp(name, base, strlen(base)) != 0 : strcmp(name, base) != 0))
         return NULL;
-    int fd = afx_open_root_program(exe);
-    if (fd < 0)
+    /* Then the very file it runs, by the kernel's link to it: root's,
+     * and no one else may have written it. */
+    struct stat st;
+    int fd = gone ? open(path, O_RDONLY | O_CLOEXEC) : afx_open_root_program(exe);
+    bool trusted = fd >= 0 && (!gone || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0
+                                         && (st.st_mode & 022) == 0));
+    if (fd >= 0)
+        close(fd);
+    if (!trusted)
         return NULL;
-    close(fd);
     snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
     return afx_slurp_max(path, CMDLINE_MAX, NULL, len);
 }
@@ -101,9 +115,10 @@ bool afx_shim_container(long pid, struct afx_container *c)
 {
     if (in_our_mounts(pid))
         return false;
-    long at = pid;
+    long at = pid, below = pid;
     bool root = false;
     for (int depth = 0; depth < DEPTH_MAX; depth++) {
+        below = at;
         at = parent_of(at, &root);
         if (at <= 0)
             return false;
@@ -112,11 +127,17 @@ bool afx_shim_container(long pid, struct afx_container *c)
     }
     size_t len;
     char ns[sizeof c->ns], id[AFX_CONTAINER_ID_SIZE];
-    /* Root's alone: a user's process of the same name (a rootless
-     * engine's) says what its user wants. */
+    /* The shim's own uids, not those of the container's process below
+     * it: root's alone, as a user's process of the same name (a
+     * rootless engine's, or the root-owned program run by a user) says
+     * what its user wants. */
+    parent_of(at, &root);
     char *argv = root ? root_program(at, "containerd-shim-", true, &len) : NULL;
     bool found = argv != NULL && afx_shim_task(argv, len, ns, sizeof ns, id, sizeof id);
     free(argv);
+    /* Still its parent: the PID read was not another's since. */
+    bool ignored;
+    found = found && parent_of(below, &ignored) == at;
     if (!found)
         return false;
     *c = (struct afx_container){ 0 };

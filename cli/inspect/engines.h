@@ -10,8 +10,9 @@
 /* The container of process pid by the containerd shim it runs under:
  * its first ancestor in this command's own mount namespace, if that is
  * a process of root's alone (every uid 0) running a root-only
- * "containerd-shim-*" with "-namespace NS -id ID" (containerd's own
- * names).  Only a process in another mount namespace than this
+ * "containerd-shim-*" (or, where the file was replaced since it
+ * started, one whose very file is root's and writable by no one else)
+ * with "-namespace NS -id ID" (containerd's own names).  Only a process in another mount namespace than this
  * command's is looked at: a container's.  Its tenant chooses neither
  * its ancestors outside nor their command lines.  Sets c (engine
  * "docker" for NS "moby", the namespace docker keeps its containers

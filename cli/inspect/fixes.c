@@ -113,13 +113,14 @@ static void print_processes(const struct afx_fixes *f, enum fix_kind kind, const
     }
 }
 
-/* The same container: by its engine's ID, a rootless one (no ID known)
- * by its user and mount namespace. */
+/* The same container: by its engine, containerd's namespace (each
+ * names its containers as it likes: ctr run's "web" in two) and ID; a
+ * rootless one (no ID known) by its user and mount namespace. */
 static bool same_container(const struct afx_container *a, const struct afx_container *b)
 {
     if (a->userns || b->userns)
         return a->userns && b->userns && a->owner == b->owner && a->mntns == b->mntns;
-    return strcmp(a->id, b->id) == 0;
+    return strcmp(a->engine, b->engine) == 0 && strcmp(a->ns, b->ns) == 0 && strcmp(a->id, b->id) == 0;
 }
 
 /* An earlier entry is the same container. */
@@ -187,7 +188,7 @@ static void print_container(const struct afx_fix *x, FILE *out)
     else {
         /* An engine's 64-digit ID by its first 12, as its client shows it;
          * a name ctr was given as ID, whole. */
-        int shown = strlen(x->container.id) == AFX_CONTAINER_ID_SIZE - 1 ? 12 : (int)sizeof x->container.id;
+        int shown = strlen(x->container.id) == AFX_CONTAINER_HEX_ID_LEN ? 12 : (int)sizeof x->container.id;
         fprintf(out, "    %s container %s, id %.*s: process %ld %s (%s)\n", x->container.engine,
                 x->container.name[0] ? x->container.name : "(name unknown)", shown, x->container.id, x->pid,
                 afx_escape(x->name, name, sizeof name), afx_escape(x->exe, exe, sizeof exe));

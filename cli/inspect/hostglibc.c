@@ -81,7 +81,7 @@ static void probe_init(struct afx_host_glibc *h, const struct afx_host *host, lo
     char whose[64];
     snprintf(whose, sizeof whose, pid == 1 ? "PID 1's" : "PID %ld's, above this container", pid);
     h->contained = true;
-    init = (struct afx_report){ .pid = pid, .pidfd = -1, .host = *host };
+    init = (struct afx_report){ .pid = pid, .pidfd = -1, .host = *host, .host_init = true };
     int failed = afx_report_read(&init, &what);
     if (failed != 0 || init.unread[0] != '\0' || !init.libc_known || init.maps.loader.path[0] == '\0') {
         afx_report_close(&init);
@@ -246,6 +246,6 @@ void afx_judge_glibc_unrun(struct afx_report *r, const struct afx_host_glibc *h)
     else
         snprintf(r->probe_note, sizeof r->probe_note,
                  "not probed: a glibc %s may carry the fix or not; %s", r->glibc,
-                 afx_in_container(&r->container) ? "its container's files are its own, never run as root"
+                 afx_in_container(&r->container) || r->own_root ? "its container's files are its own, never run as root"
                                         : "arenafix inspect PID probes it");
 }

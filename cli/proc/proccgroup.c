@@ -106,6 +106,13 @@ static bool cgroup_paths(const char *text, size_t len, const char **v1, size_t *
         last = id;
         const char *path = c2 + 1;
         size_t path_len = (size_t)(line + n - path);
+        /* Read from a cgroup namespace of our own (a DaemonSet's pod),
+         * the kernel writes a cgroup outside it from the ancestor both
+         * share: "/../../kubepods.slice/...".  No cgroup is named "..":
+         * what follows is the path below an ancestor of this command's
+         * own cgroup, whose children no container names. */
+        while (path_len >= 3 && memcmp(path, "/..", 3) == 0 && (path_len == 3 || path[3] == '/'))
+            path += 3, path_len -= 3;
         static const char named[] = "name=systemd";
         if (id == 0 && c2 == c1) {
             *v2 = path, *v2_len = path_len;
@@ -213,7 +220,7 @@ char *afx_unit_shell_word(const char *name, char *out, size_t size)
  * ID copied into id. */
 static bool prefixed_id(const char *c, size_t n, const char *prefix, const char *suffix, char id[AFX_CONTAINER_ID_SIZE])
 {
-    enum { ID_LEN = AFX_CONTAINER_ID_SIZE - 1 };
+    enum { ID_LEN = AFX_CONTAINER_HEX_ID_LEN };
     size_t p = strlen(prefix), s = strlen(suffix);
     if (n != p + ID_LEN + s || memcmp(c, prefix, p) != 0 || memcmp(c + p + ID_LEN, suffix, s) != 0)
         return false;

@@ -27,7 +27,10 @@ struct afx_unit {
  * unit, if the text is not what the kernel writes: a malformed line,
  * hierarchy IDs not strictly falling, or a line after the 0:: one (a
  * cgroup named with a newline forging lines of its own).  True with
- * u->name "" for a process in no unit. */
+ * u->name "" for a process in no unit.  A path read from a cgroup
+ * namespace of its own ("/../../system.slice/..."), the kernel's
+ * leading "/.." components skipped, is taken from the ancestor it
+ * names. */
 bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
 
 /* The container engine of a unit that is one container's scope,
@@ -41,8 +44,11 @@ bool afx_cgroup_unit(const char *text, size_t len, struct afx_unit *u);
  * Pure. */
 const char *afx_unit_container_engine(const char *name, char *out, size_t size);
 
-/* A container's ID: 64 hexadecimal digits, its NUL. */
-#define AFX_CONTAINER_ID_SIZE 65
+/* An engine's container ID: 64 hexadecimal digits. */
+#define AFX_CONTAINER_HEX_ID_LEN 64
+/* Room for a container's ID and its NUL: a containerd ID (ctr run's
+ * name) has up to 76 characters. */
+#define AFX_CONTAINER_ID_SIZE 77
 /* Longer names are not shown (podman's are [a-zA-Z0-9][a-zA-Z0-9_.-]*). */
 #define AFX_CONTAINER_NAME_SIZE 128
 

@@ -1,8 +1,13 @@
 /* What docker and containerd write of a container, as inspect reads it
  * (cli/proc/enginestate.h), called directly; the cgroup paths docker
  * really uses. */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "proc/enginestate.h"
@@ -123,7 +128,7 @@ END_TEST
 /* "NS ID" of a shim's command line ('|' for NUL), "!" if none. */
 static const char *shim(const char *line)
 {
-    static char argv[512], ns[80], id[AFX_CONTAINER_ID_SIZE], got[160];
+    static char argv[512], ns[80], id[AFX_CONTAINER_ID_SIZE], got[200];
     size_t n = strlen(line);
     memcpy(argv, line, n);
     for (size_t i = 0; i < n; i++)
@@ -159,7 +164,9 @@ START_TEST(shim_task)
         { "containerd-shim-runc-v2|-namespace|mo by|-id|a|", "!" },
         { "containerd-shim-runc-v2|-namespace|moby|-id|-a|", "!" },
         { "containerd-shim-runc-v2|-namespace|moby|-id|a\nb|", "!" },
-        { "containerd-shim-runc-v2|-namespace|moby|-id|" CID "x|", "!" },
+        /* containerd's longest, 76 characters; one more is none of its. */
+        { "containerd-shim-runc-v2|-namespace|default|-id|" CID "x-1234567890|", "default " CID "x-1234567890" },
+        { "containerd-shim-runc-v2|-namespace|default|-id|" CID "x-12345678901|", "!" },
         { "containerd-shim-runc-v2|-namespace|moby|-id|a", "!" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -207,6 +214,302 @@ START_TEST(docker_cgroups)
 }
 END_TEST
 
+/* As a scanner in a cgroup namespace of its own (a DaemonSet's pod)
+ * reads them: the kernel's "/.." up to the ancestor both share. */
+START_TEST(cgroups_seen_from_a_pod)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        { "0::/../../../kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/cri-containerd-" CID
+          ".scope\n", "containerd 0123" },
+        { "0::/../crio-" CID ".scope\n", "cri-o 0123" },
+        { "9:name=systemd:/../../system.slice/docker-" CID ".scope\n0::/../../system.slice/docker-" CID ".scope\n",
+          "docker 0123" },
+        /* A tenant's own below its container's, still. */
+        { "0::/../../system.slice/docker-" CID ".scope/docker-" FAKE ".scope\n", "docker 0123" },
+        /* The ancestor's child is no engine's: none. */
+        { "0::/../" CID "/docker/" FAKE "\n", "" },
+        { "0::/../..\n", "" },
+        { "0::/..x/docker-" CID ".scope\n", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(docker_cgroup(cases[i].text), cases[i].want) == 0, "%s: want '%s', got '%s'",
+                      cases[i].text, cases[i].want, docker_cgroup(cases[i].text));
+    struct afx_unit u;
+    const char *service = "0::/../../../../system.slice/nginx.service\n";
+    ck_assert(afx_cgroup_unit(service, strlen(service), &u));
+    ck_assert_str_eq(u.name, "nginx.service");
+}
+END_TEST
+
+/* A copy of timeout(1), which runs its command as its child and waits,
+ * named as containerd's shim, in a new directory of the build's (root's
+ * alone, as the real shim's /usr/bin is): its path, in shim. */
+static bool make_shim(char *dir, size_t dsize, char *shim, size_t size)
+{
+    snprintf(dir, dsize, "%s/shim-XXXXXX", test_prog(""));
+    if (mkdtemp(dir) == NULL || chmod(dir, 0755) != 0)
+        return false;
+    snprintf(shim, size, "%s/containerd-shim-runc-v2", dir);
+    struct run r;
+    run(&r, NULL, ARGV("install", "-m", "0755", "/usr/bin/timeout", shim));
+    bool ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+    run_free(&r);
+    return ok;
+}
+
+static void remove_shim(const char *dir, const char *shim)
+{
+    unlink(shim);
+    rmdir(dir);
+}
+
+/* The child of pid in another mount namespace than ours; -1 if none. */
+static long child_elsewhere(long pid)
+{
+    char path[64], text[256], ns[64], ours[64];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);
+    FILE *f = fopen(path, "r");
+    ssize_t n = readlink("/proc/self/ns/mnt", ours, sizeof ours - 1);
+    ours[n > 0 ? n : 0] = '\0';
+    long found = -1;
+    if (f != NULL && fgets(text, sizeof text, f) != NULL)
+        for (char *tok = strtok(text, " \n"); tok != NULL && found < 0; tok = strtok(NULL, " \n")) {
+            snprintf(path, sizeof path, "/proc/%s/ns/mnt", tok);
+            n = readlink(path, ns, sizeof ns - 1);
+            ns[n > 0 ? n : 0] = '\0';
+            if (n > 0 && strcmp(ns, ours) != 0)
+                found = atol(tok);
+        }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* A container's process whose user is not root (docker run --user, its
+ * cgroup naming no engine: --cgroup-parent) under root's shim: named by
+ * it, and so never run. */
+START_TEST(shim_names_a_container_of_a_user)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a process as nobody)\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd, "exec unshare --mount setpriv --reuid=65534 --regid=65534 --clear-groups %s 2",
+             test_prog("arenawait"));
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "moby", "-id", CID));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    ck_assert_msg(strstr(r.out, "\"container_engine\":\"docker\"") != NULL
+                      && strstr(r.out, "\"container_id\":\"" CID "\"") != NULL
+                      && strstr(r.out, "\"glibc_executed\":false") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* The shim's command line, once its program was replaced, with the
+ * program others could write or not: the inspect --json of its
+ * container's process. */
+static void removed_shim_run(struct run *r, bool writable)
+{
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32], next[PATH_MAX + 64];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    ck_assert_int_eq(chmod(shim, writable ? 0757 : 0755), 0);
+    snprintf(cmd, sizeof cmd, "exec unshare --mount %s 2", test_prog("arenawait"));
+    struct live l;
+    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "moby", "-id", CID));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    /* As a package upgrade does: the new file renamed over the old. */
+    snprintf(next, sizeof next, "%s.new", shim);
+    run(r, NULL, ARGV("install", "-m", "0755", "/usr/bin/timeout", next));
+    run_free(r);
+    ck_assert_int_eq(rename(next, shim), 0);
+    run(r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+}
+
+/* A shim whose program was replaced since it started (containerd
+ * upgraded, its containers left running): still root's, it names its
+ * container; not if others could have written what it runs. */
+START_TEST(shim_of_a_removed_program)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a shim of root's)\n", __func__);
+        return;
+    }
+    struct run r;
+    removed_shim_run(&r, false);
+    ck_assert_msg(strstr(r.out, "\"container_engine\":\"docker\"") != NULL
+                      && strstr(r.out, "\"container_id\":\"" CID "\"") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+    removed_shim_run(&r, true);
+    ck_assert_msg(strstr(r.out, "\"container_engine\":null") != NULL && strstr(r.out, CID) == NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* A ctr container's ID as long as containerd allows (76 characters):
+ * named whole, and so never run. */
+START_TEST(shim_names_a_long_id)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a shim of root's)\n", __func__);
+        return;
+    }
+    static const char id[] = "web-" CID "-1234567";
+    ck_assert_int_eq(strlen(id), 76);
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32], want[128];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd, "exec unshare --mount %s 2", test_prog("arenawait"));
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "default", "-id", id));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    snprintf(want, sizeof want, "\"container_id\":\"%s\"", id);
+    ck_assert_msg(strstr(r.out, "\"container_engine\":\"containerd\"") != NULL && strstr(r.out, want) != NULL
+                      && strstr(r.out, "\"glibc_executed\":false") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* A container no engine names (runc run, lxc, systemd-nspawn: a mount
+ * namespace and root of its own): its files, root's by their owner, are
+ * its tenant's, uid 0 in there.  Its glibc is not run. */
+START_TEST(own_root_elsewhere_not_run)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to make a mount namespace and a root)\n", __func__);
+        return;
+    }
+    char root[PATH_MAX], cmd[4 * PATH_MAX], pid[32];
+    snprintf(root, sizeof root, "%s/root-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(root) != NULL && chmod(root, 0755) == 0);
+    snprintf(cmd, sizeof cmd,
+             "set -e; r=%s; mkdir -p $r/lib/x86_64-linux-gnu $r/lib64 $r/proc; "
+             "cp /lib/x86_64-linux-gnu/libc.so.6 $r/lib/x86_64-linux-gnu/; cp /lib64/ld-linux-x86-64.so.2 $r/lib64/; "
+             "cp %s $r/arenawait", root, test_prog("arenawait"));
+    struct run r;
+    run(&r, NULL, ARGV("sh", "-c", cmd));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+    snprintf(cmd, sizeof cmd, "mount -t proc proc %s/proc && exec chroot %s /arenawait 2", root, root);
+    struct live l;
+    live_start(&l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    struct run rm;
+    run(&rm, NULL, ARGV("rm", "-rf", root));
+    run_free(&rm);
+    ck_assert_msg(inside > 0, "no child in a mount namespace of its own");
+    /* Judged still: its libc.so.6 is the host's, byte for byte. */
+    ck_assert_msg(strstr(r.out, "\"glibc_executed\":false") != NULL
+                      && strstr(r.out, "\"glibc_state\":\"not affected\"") != NULL
+                      && strstr(r.out, "its libc.so.6 is the host's byte for byte") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* Two ctr containers of one name, each in a containerd namespace of its
+ * own: two containers, each given its fix. */
+START_TEST(same_id_two_namespaces)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a shim of root's)\n", __func__);
+        return;
+    }
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[3 * PATH_MAX], line[2][128];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd, "exec unshare --mount %s --library-path %s %s 30 pinned", affected_loader(g), g,
+             test_prog("arenawait"));
+    struct live l[2];
+    const char *const ns[2] = { "alpha", "beta" };
+    long inside[2];
+    for (int i = 0; i < 2; i++) {
+        live_start(&l[i], NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", ns[i], "-id", "web"));
+        inside[i] = child_elsewhere(l[i].pid);
+        snprintf(line[i], sizeof line[i], "\n    containerd container (name unknown), id web: process %ld ", inside[i]);
+    }
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "inspect", "--all"));
+    for (int i = 0; i < 2; i++)
+        live_stop(&l[i]);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside[0] > 0 && inside[1] > 0, "no child of a shim in a mount namespace of its own");
+    ck_assert_msg(strstr(r.out, line[0]) != NULL && strstr(r.out, line[1]) != NULL, "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
+/* A user's own process, running the root-owned shim's program with a
+ * command line that claims another container: not taken for a shim, its
+ * child (root's, in a mount namespace of its own, as a setuid helper
+ * would leave it) not for that container's. */
+START_TEST(users_shim_names_no_container)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to run a process as nobody)\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[3 * PATH_MAX], pid[32];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    snprintf(cmd, sizeof cmd,
+             "exec 3<&0; unshare --mount %s 2 <&3 & exec 3<&- setpriv --reuid=65534 --regid=65534 --clear-groups %s 60 sh -c "
+             "'cat >/dev/null' -namespace moby -id " FAKE,
+             test_prog("arenawait"), shim);
+    struct live l;
+    struct run r;
+    live_start(&l, NULL, ARGV("sh", "-c", cmd));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    ck_assert_msg(strstr(r.out, "\"pid\":") != NULL && strstr(r.out, FAKE) == NULL
+                      && strstr(r.out, "\"container_engine\":null") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 Suite *engines_suite(void)
 {
     Suite *s = suite_create("engines");
@@ -216,6 +519,16 @@ Suite *engines_suite(void)
     tcase_add_test(tc, argv_option);
     tcase_add_test(tc, shim_task);
     tcase_add_test(tc, docker_cgroups);
+    tcase_add_test(tc, cgroups_seen_from_a_pod);
     suite_add_tcase(s, tc);
+    TCase *shims = tcase_create("shims");
+    tcase_add_test(shims, shim_names_a_container_of_a_user);
+    tcase_add_test(shims, users_shim_names_no_container);
+    tcase_add_test(shims, shim_names_a_long_id);
+    tcase_add_test(shims, own_root_elsewhere_not_run);
+    tcase_add_test(shims, same_id_two_namespaces);
+    tcase_add_test(shims, shim_of_a_removed_program);
+    tcase_set_timeout(shims, 120);
+    suite_add_tcase(s, shims);
     return s;
 }

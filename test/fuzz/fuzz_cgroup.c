@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * is in the input, never one where the text does not parse. */
     struct afx_container c;
     if (afx_cgroup_container(text, size, &c)) {
-        if (!ok || strlen(c.id) != AFX_CONTAINER_ID_SIZE - 1 || strspn(c.id, "0123456789abcdef") != strlen(c.id)
+        if (!ok || strlen(c.id) != AFX_CONTAINER_HEX_ID_LEN || strspn(c.id, "0123456789abcdef") != strlen(c.id)
             || memmem(text, size, c.id, strlen(c.id)) == NULL || c.name[0] != '\0'
             || (strcmp(c.engine, "podman") != 0 && strcmp(c.engine, "docker") != 0
                 && strcmp(c.engine, "containerd") != 0 && strcmp(c.engine, "cri-o") != 0))
