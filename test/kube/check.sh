@@ -293,6 +293,26 @@ sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == [
     fi
     pm kube play --down "$work/ds-pod.json" >/dev/null 2>&1
 
+    # A node whose directory for arenafix others may write (mode 0777):
+    # the init container installs nothing, removes the entry left there
+    # (the command it names may be another's by now) and fails, saying why.
+    open=$work/node-open
+    rm -rf "$open" && mkdir -p "$open/opt/arenafix" "$open/hooks.d" && chmod 0777 "$open/opt/arenafix" \
+        && cp "$entry" "$open/hooks.d/arenafix.json"
+    ds_pod "$open" / ds-open
+    chmod 0777 "$open/opt/arenafix"
+    # podman kube play fails with its init container.
+    if ! pm kube play "$work/ds-open.json" >"$work/play-open.log" 2>&1; then
+        said=$(pm logs "$tag-ds-open-install" 2>&1)
+        [ "$(pm inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$tag-ds-open-install" 2>/dev/null)" = "exited 1" ] \
+            && ! [ -e "$open/hooks.d/arenafix.json" ] && [ -z "$(ls -A "$open/opt/arenafix")" ] \
+            && echo "$said" | grep -F "not installed: /node/dir" | grep -F "may be written by another user than root" >/dev/null \
+            && pass "a node whose directory for arenafix others may write: the init container installs nothing, removes the entry there and fails, saying why" \
+            || fail "on a node with /opt/arenafix mode 0777 the init container said \"$said\" and left: $(ls -lR "$open/hooks.d" "$open/opt" 2>&1)"
+    else
+        fail "podman kube play of the DaemonSet's pod on a node with /opt/arenafix mode 0777 went on: $(ls -lR "$open/hooks.d" "$open/opt" 2>&1)"
+    fi
+    pm kube play --down "$work/ds-open.json" >/dev/null 2>&1
     # A node whose own libc cannot load arenafix (here musl's, the
     # node's / a tree with musl's loader alone): the init container
     # installs nothing, and removes an entry left from before (which
