@@ -424,10 +424,19 @@ int afx_cmd_oci_hook(int argc, char **argv)
                         argv[optind]);
     if (log != NULL) {
         /* The operator's file, named in the hooks.d entry: appended to,
-         * never through a link. */
-        int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0640);
+         * never through a link; a regular file only, opened without
+         * waiting (a FIFO with no reader would hold the container's
+         * start). */
+        int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0640);
+        struct stat st;
+        if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+            close(fd);
+            fd = -1;
+            errno = EINVAL;
+        }
         if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
-            afx_error("oci-hook: cannot append to %s: %s; saying it here", log, strerror(errno));
+            afx_error("oci-hook: cannot append to %s: %s; saying it here", log,
+                      errno == EINVAL ? "not a regular file" : strerror(errno));
         if (fd >= 0 && fd != STDERR_FILENO)
             close(fd);
     }

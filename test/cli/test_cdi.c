@@ -175,6 +175,26 @@ START_TEST(cdi_untrusted_command)
 }
 END_TEST
 
+/* The hook's log is the operator's regular file: a FIFO there (no
+ * reader) does not hold the container's start, and is not written. */
+START_TEST(hook_log_not_a_file)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/arenafix-cdi-XXXXXX");
+    ck_assert(mkdtemp(scratch) != NULL);
+    char fifo[PATH_MAX + 16];
+    snprintf(fifo, sizeof fifo, "%s/log", scratch);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "oci-hook", "--log", fifo));
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.err, "cannot append to") != NULL && strstr(r.err, "saying it here") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "left alone") != NULL, "stderr: %s", r.err);
+    run_free(&r);
+    scratch_remove();
+}
+END_TEST
+
 Suite *cdi_suite(void)
 {
     Suite *s = suite_create("cdi");
@@ -183,6 +203,7 @@ Suite *cdi_suite(void)
     tcase_add_test(tc, cdi_spec_refuses);
     tcase_add_test(tc, cdi_command);
     tcase_add_test(tc, cdi_untrusted_command);
+    tcase_add_test(tc, hook_log_not_a_file);
     suite_add_tcase(s, tc);
     return s;
 }
