@@ -189,8 +189,13 @@ static void print_container(const struct afx_fix *x, FILE *out)
         /* An engine's 64-digit ID by its first 12, as its client shows it;
          * a name ctr was given as ID, whole. */
         int shown = strlen(x->container.id) == AFX_CONTAINER_HEX_ID_LEN ? 12 : (int)sizeof x->container.id;
-        fprintf(out, "    %s container %s, id %.*s: process %ld %s (%s)\n", x->container.engine,
-                x->container.name[0] ? x->container.name : "(name unknown)", shown, x->container.id, x->pid,
+        /* containerd's namespace, where its shim said: ctr's -n for the
+         * run again (docker's "moby" is docker's own). */
+        static char ns[AFX_ESCAPED_SIZE(sizeof x->container.ns)];
+        bool in_ns = strcmp(x->container.engine, "containerd") == 0 && x->container.ns[0] != '\0';
+        fprintf(out, "    %s container %s, id %.*s%s%s: process %ld %s (%s)\n", x->container.engine,
+                x->container.name[0] ? x->container.name : "(name unknown)", shown, x->container.id,
+                in_ns ? ", namespace " : "", in_ns ? afx_escape(x->container.ns, ns, sizeof ns) : "", x->pid,
                 afx_escape(x->name, name, sizeof name), afx_escape(x->exe, exe, sizeof exe));
     }
 }

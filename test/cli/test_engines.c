@@ -463,7 +463,8 @@ START_TEST(same_id_two_namespaces)
     for (int i = 0; i < 2; i++) {
         live_start(&l[i], NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", ns[i], "-id", "web"));
         inside[i] = child_elsewhere(l[i].pid);
-        snprintf(line[i], sizeof line[i], "\n    containerd container (name unknown), id web: process %ld ", inside[i]);
+        snprintf(line[i], sizeof line[i], "\n    containerd container (name unknown), id web, namespace %s: process %ld ",
+                 ns[i], inside[i]);
     }
     struct run r;
     run(&r, NULL, ARGV(cli(), "inspect", "--all"));
