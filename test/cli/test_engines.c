@@ -287,6 +287,34 @@ static long child_elsewhere(long pid)
     return found;
 }
 
+/* inspect --json, into r, of arenawait run in a mount namespace of its
+ * own (after WRAP: a command's words, or "") by a shim of ours with
+ * -namespace NS and -id ID, the shim's program of mode MODE; replaced:
+ * that program renamed over by a new copy before the inspect, as a
+ * package upgrade does. */
+static void shim_child_inspect(struct run *r, const char *wrap, const char *ns, const char *id, mode_t mode,
+                               bool replaced)
+{
+    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32], next[PATH_MAX + 64];
+    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
+    ck_assert_int_eq(chmod(shim, mode), 0);
+    snprintf(cmd, sizeof cmd, "exec unshare --mount %s%s 2", wrap, test_prog("arenawait"));
+    struct live l;
+    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", ns, "-id", id));
+    long inside = child_elsewhere(l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    if (replaced) {
+        snprintf(next, sizeof next, "%s.new", shim);
+        run(r, NULL, ARGV("install", "-m", "0755", "/usr/bin/timeout", next));
+        run_free(r);
+        ck_assert_int_eq(rename(next, shim), 0);
+    }
+    run(r, NULL, ARGV(cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_shim(dir, shim);
+    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+}
+
 /* A container's process whose user is not root (docker run --user, its
  * cgroup naming no engine: --cgroup-parent) under root's shim: named by
  * it, and so never run. */
@@ -298,19 +326,8 @@ START_TEST(shim_names_a_container_of_a_user)
         printf("SKIP %s: needs root (to run a process as nobody)\n", __func__);
         return;
     }
-    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32];
-    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
-    snprintf(cmd, sizeof cmd, "exec unshare --mount setpriv --reuid=65534 --regid=65534 --clear-groups %s 2",
-             test_prog("arenawait"));
-    struct live l;
     struct run r;
-    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "moby", "-id", CID));
-    long inside = child_elsewhere(l.pid);
-    snprintf(pid, sizeof pid, "%ld", inside);
-    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
-    live_stop(&l);
-    remove_shim(dir, shim);
-    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    shim_child_inspect(&r, "setpriv --reuid=65534 --regid=65534 --clear-groups ", "moby", CID, 0755, false);
     ck_assert_msg(strstr(r.out, "\"container_engine\":\"docker\"") != NULL
                       && strstr(r.out, "\"container_id\":\"" CID "\"") != NULL
                       && strstr(r.out, "\"glibc_executed\":false") != NULL,
@@ -318,30 +335,6 @@ START_TEST(shim_names_a_container_of_a_user)
     run_free(&r);
 }
 END_TEST
-
-/* The shim's command line, once its program was replaced, with the
- * program others could write or not: the inspect --json of its
- * container's process. */
-static void removed_shim_run(struct run *r, bool writable)
-{
-    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32], next[PATH_MAX + 64];
-    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
-    ck_assert_int_eq(chmod(shim, writable ? 0757 : 0755), 0);
-    snprintf(cmd, sizeof cmd, "exec unshare --mount %s 2", test_prog("arenawait"));
-    struct live l;
-    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "moby", "-id", CID));
-    long inside = child_elsewhere(l.pid);
-    snprintf(pid, sizeof pid, "%ld", inside);
-    /* As a package upgrade does: the new file renamed over the old. */
-    snprintf(next, sizeof next, "%s.new", shim);
-    run(r, NULL, ARGV("install", "-m", "0755", "/usr/bin/timeout", next));
-    run_free(r);
-    ck_assert_int_eq(rename(next, shim), 0);
-    run(r, NULL, ARGV(cli(), "inspect", "--json", pid));
-    live_stop(&l);
-    remove_shim(dir, shim);
-    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
-}
 
 /* A shim whose program was replaced since it started (containerd
  * upgraded, its containers left running): still root's, it names its
@@ -355,12 +348,12 @@ START_TEST(shim_of_a_removed_program)
         return;
     }
     struct run r;
-    removed_shim_run(&r, false);
+    shim_child_inspect(&r, "", "moby", CID, 0755, true);
     ck_assert_msg(strstr(r.out, "\"container_engine\":\"docker\"") != NULL
                       && strstr(r.out, "\"container_id\":\"" CID "\"") != NULL,
                   "%s", r.out);
     run_free(&r);
-    removed_shim_run(&r, true);
+    shim_child_inspect(&r, "", "moby", CID, 0757, true);
     ck_assert_msg(strstr(r.out, "\"container_engine\":null") != NULL && strstr(r.out, CID) == NULL, "%s", r.out);
     run_free(&r);
 }
@@ -378,18 +371,9 @@ START_TEST(shim_names_a_long_id)
     }
     static const char id[] = "web-" CID "-1234567";
     ck_assert_int_eq(strlen(id), 76);
-    char dir[PATH_MAX], shim[PATH_MAX + 32], cmd[PATH_MAX + 256], pid[32], want[128];
-    ck_assert(make_shim(dir, sizeof dir, shim, sizeof shim));
-    snprintf(cmd, sizeof cmd, "exec unshare --mount %s 2", test_prog("arenawait"));
-    struct live l;
+    char want[128];
     struct run r;
-    live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", "default", "-id", id));
-    long inside = child_elsewhere(l.pid);
-    snprintf(pid, sizeof pid, "%ld", inside);
-    run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
-    live_stop(&l);
-    remove_shim(dir, shim);
-    ck_assert_msg(inside > 0, "no child of the shim in a mount namespace of its own");
+    shim_child_inspect(&r, "", "default", id, 0755, false);
     snprintf(want, sizeof want, "\"container_id\":\"%s\"", id);
     ck_assert_msg(strstr(r.out, "\"container_engine\":\"containerd\"") != NULL && strstr(r.out, want) != NULL
                       && strstr(r.out, "\"glibc_executed\":false") != NULL,
