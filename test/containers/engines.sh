@@ -107,6 +107,20 @@ mkdir -p "$work" && chmod 755 "$work"
 # Its daemon in the build directory: data, exec root (and the containerd
 # it starts there), socket, pidfile, its key; no network of its own, no
 # rule in the host's firewall.
+# up PID LOG CMD...: wait until CMD answers while the daemon PID lives;
+# LOG's tail shown if it does not.
+up() {
+    up_pid=$1 up_log=$2
+    shift 2
+    for _ in $(seq 1 1200); do
+        "$@" >/dev/null 2>&1 && return 0
+        kill -0 "$up_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    tail -5 "$up_log"
+    return 1
+}
+
 docker_start() {
     rm -rf "$work/docker" && mkdir -p "$work/docker" || return 1
     printf '{"deprecated-key-path": "%s"}\n' "$work/docker/key.json" > "$work/docker/daemon.json"
@@ -114,13 +128,7 @@ docker_start() {
         --exec-root "$work/docker/exec" --pidfile "$work/docker/dockerd.pid" -H "unix://$work/docker/docker.sock" \
         --bridge=none --iptables=false --ip6tables=false --ip-masq=false --userland-proxy=false \
         >"$work/docker/dockerd.log" 2>&1 &
-    for _ in $(seq 1 1200); do
-        dk version >/dev/null 2>&1 && return 0
-        kill -0 $! 2>/dev/null || break
-        sleep 0.1
-    done
-    tail -5 "$work/docker/dockerd.log"
-    return 1
+    up $! "$work/docker/dockerd.log" dk version
 }
 
 # Start arenawait 30 pinned in a new docker container NAME of IMAGE
@@ -128,14 +136,7 @@ docker_start() {
 dstart() {
     name=$1 img=$2; shift 2
     dk run -d -i --network none --name "$tag-$name" "$@" "$tag-$img" /bin/arenawait 30 pinned >/dev/null || return 1
-    count=
-    for _ in $(seq 1 1200); do
-        count=$(dk logs "$tag-$name" 2>/dev/null | sed -n 's/^arenas=//p')
-        [ -n "$count" ] && break
-        sleep 0.1
-    done
-    id=$(dk inspect -f '{{.Id}}' "$tag-$name") && pid=$(dk inspect -f '{{.State.Pid}}' "$tag-$name")
-    [ -n "$count" ]
+    counted dk "$tag-$name"
 }
 
 docker_part() {
@@ -329,13 +330,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 EOF
     containerd --config "$d/config.toml" >"$d/containerd.log" 2>&1 &
     echo $! > "$d/containerd.pid"
-    for _ in $(seq 1 1200); do
-        ct version >/dev/null 2>&1 && return 0
-        kill -0 "$(cat "$d/containerd.pid")" 2>/dev/null || break
-        sleep 0.1
-    done
-    tail -5 "$d/containerd.log"
-    return 1
+    up $! "$d/containerd.log" ct version
 }
 
 # Run arenawait 30 pinned in a new ctr container NAME (options before

@@ -52,6 +52,21 @@ rootfs() {
     ldconfig -r "$dir"
 }
 
+# counted CLIENT NAME: wait for arenawait's count in the log of
+# container NAME (CLIENT pm or dk: podman's and docker's logs and
+# inspect take the same words); the count in $count, its ID and PID in
+# $id and $pid.
+counted() {
+    count=
+    for _ in $(seq 1 1200); do
+        count=$("$1" logs "$2" 2>/dev/null | sed -n 's/^arenas=//p')
+        [ -n "$count" ] && break
+        sleep 0.1
+    done
+    id=$("$1" inspect -f '{{.Id}}' "$2") && pid=$("$1" inspect -f '{{.State.Pid}}' "$2")
+    [ -n "$count" ]
+}
+
 # start NAME IMAGE [OPTION]...: a new podman container NAME of IMAGE
 # running arenawait 30 pinned (OPTIONs after run, $pm_pre's before
 # it); its count, once printed, in $count, its ID and PID in $id and
@@ -62,15 +77,10 @@ start() {
     : > "$work/hook.log"
     # shellcheck disable=SC2086
     pm $pm_pre run -d -i $run_opts --name "$tag-$name" "$@" "localhost/$tag-$img" /bin/arenawait 30 pinned >/dev/null || return 1
-    count=
-    for _ in $(seq 1 1200); do
-        count=$(pm logs "$tag-$name" 2>/dev/null | sed -n 's/^arenas=//p')
-        [ -n "$count" ] && break
-        sleep 0.1
-    done
-    id=$(pm inspect -f '{{.Id}}' "$tag-$name") && pid=$(pm inspect -f '{{.State.Pid}}' "$tag-$name")
+    counted pm "$tag-$name"
+    started=$?
     said=$(grep -F "container $(echo "$id" | cut -c1-12):" "$work/hook.log")
-    [ -n "$count" ]
+    return $started
 }
 mapped() { grep -c "$2" "/proc/$1/maps"; }
 
