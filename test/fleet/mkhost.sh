@@ -83,6 +83,11 @@ for unit in "$@"; do
 done
 # The console is the harness's log, not a login prompt.
 chroot "$root" systemctl mask --quiet console-getty.service
+# podman's own boot units (its API service, its restart and auto-update
+# jobs) each open its storage as afx-pod-image.service imports into it,
+# and at times the import lost that race; none of them is under test.
+chroot "$root" systemctl mask --quiet podman.service podman.socket podman-restart.service \
+    podman-auto-update.service podman-auto-update.timer
 
 if [ -n "${FLEET_POD_GLIBC:-}" ]; then
     # The host's cgroup v2 tree has no controllers (this machine's hybrid
