@@ -109,10 +109,12 @@ static void read_config(char **envp, const char *program)
 
 /* The object that defines malloc, if it is not libc or one of glibc's
  * own wrappers (jemalloc, tcmalloc, mimalloc, a sanitizer): its arenas
- * are not glibc's to size.  Decided
+ * are not glibc's to size; its name is written into NAME.  Decided
  * by the definition, not by dlsym, which returns an executable's
- * canonical PLT entry when the executable takes malloc's address. */
-static const char *foreign_malloc(void)
+ * canonical PLT entry when the executable takes malloc's address.
+ * Calls the loader (dlsym, dl_iterate_phdr): never under a once or a
+ * wait of the library's (decide_late says why). */
+static const char *foreign_malloc(char *name, size_t size)
 {
     /* glibc's own debugging wrappers forward to its allocator: the
      * arenas stay glibc's. */
@@ -132,9 +134,8 @@ static const char *foreign_malloc(void)
     for (size_t i = 0; i < sizeof glibc_wrappers / sizeof glibc_wrappers[0]; i++)
         if (strcmp(base, glibc_wrappers[i]) == 0)
             return NULL;
-    snprintf(foreign_name, sizeof foreign_name, "%s",
-             file[0] != '\0' ? file : "the executable");
-    return foreign_name;
+    snprintf(name, size, "%s", file[0] != '\0' ? file : "the executable");
+    return name;
 }
 
 static void init_process(void)
@@ -223,11 +224,16 @@ bool afx_off_if_known(void)
 static atomic_bool decided;
 static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
 
+/* What the thread that runs decide_process found before its once. */
+static AFX_TLS const char *decide_foreign;
+
 static void decide_process(void)
 {
     int saved = errno;
-    startup.foreign_malloc = foreign_malloc();
-    (void)afx_real();
+    if (decide_foreign != NULL) {
+        snprintf(foreign_name, sizeof foreign_name, "%s", decide_foreign);
+        startup.foreign_malloc = foreign_name;
+    }
     char why[8];
     struct afx_decision d = afx_decide(&startup, why, sizeof why);
     atomic_store(&touch, d.touch);
@@ -237,10 +243,23 @@ static void decide_process(void)
     errno = saved;
 }
 
+/* The loader's calls (binding, who defines malloc) come before the
+ * once, in every thread that finds the process undecided, never under
+ * it: a thread in a constructor that dlopen runs holds the loader's lock
+ * and may come to the once; had the once's holder waited for that lock
+ * inside it, neither would ever go on.  Each finds the same, and the
+ * one that runs the once keeps what it found. */
 static void decide_late(void)
 {
-    if (!atomic_load_explicit(&decided, memory_order_acquire))
-        once(&decide_once, decide_process);
+    if (atomic_load_explicit(&decided, memory_order_acquire))
+        return;
+    int saved = errno;
+    (void)afx_real();
+    char name[sizeof foreign_name];
+    decide_foreign = foreign_malloc(name, sizeof name);
+    errno = saved;
+    once(&decide_once, decide_process);
+    decide_foreign = NULL;
 }
 
 /* CPUs in the widest mask known: the one recorded before the first

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/mman.h>
 
 #include "tls.h"
 
@@ -131,20 +132,32 @@ const struct afx_real *afx_real(void)
         return table;
     if (binding_here)
         return NULL;
+    int saved = errno;
     unsigned slot = atomic_fetch_add(&next_slot, 1);
-    if (slot >= SLOTS) {
-        /* More binders at once than slots: one of them will publish. */
+    struct afx_real *mine = slot < SLOTS ? &slots[slot] : NULL;
+    /* More binders at once than slots: a page of its own, not a wait for
+     * the others, any of which may wait for dl_load_lock held by this
+     * very thread (a constructor that dlopen runs).  Lost once it is not
+     * published: a few pages, once per process, at most. */
+    if (mine == NULL) {
+        void *page = mmap(NULL, sizeof *mine, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page != MAP_FAILED)
+            mine = page;
+    }
+    if (mine == NULL) {
+        /* No memory for a page: a published table is all there is. */
+        errno = saved;
         while ((table = atomic_load_explicit(&published, memory_order_acquire)) == NULL)
             sched_yield();
         return table;
     }
-    int saved = errno;
     binding_here = true;
-    bind_all(&slots[slot]);
+    bind_all(mine);
     binding_here = false;
     errno = saved;
     const struct afx_real *none = NULL;
-    if (atomic_compare_exchange_strong(&published, &none, &slots[slot]))
-        return &slots[slot];
+    if (atomic_compare_exchange_strong(&published, &none, mine))
+        return mine;
     return none;
 }

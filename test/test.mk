@@ -92,7 +92,16 @@ $(B)/test/nover: test/progs/nover.c test/progs/arenas.h $(B)/test/nover-link/lib
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(B)/test/nover-link/libafxnover.so \
 	    -Wl,-rpath,'$$ORIGIN'
 
-TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/libctorcreate.so $(B)/test/attrthreads $(B)/test/sigflood \
+# The loader's lock against the library's waits: the plugin's
+# constructor reads the program's flags (exported for it).
+$(B)/test/libloaderplugin.so: test/progs/loaderplugin.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
+$(B)/test/loaderrace: test/progs/loaderrace.c $(B)/test/libloaderplugin.so | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=afx_race_ctor_started \
+	    -Wl,--export-dynamic-symbol=afx_race_wait_for_main -o $@ $< -ldl -lrt
+
+TEST_PROGS := $(B)/test/loaderrace $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/libctorcreate.so $(B)/test/attrthreads $(B)/test/sigflood \
               $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so \

@@ -90,5 +90,6 @@ Suite *settings_suite(void);
 Suite *touch_suite(void);
 Suite *moments_suite(void);
 Suite *sandbox_suite(void);
+Suite *loader_suite(void);
 
 #endif
