@@ -342,27 +342,69 @@ static bool first_to_explain(void)
     return !atomic_load(&explained) && !atomic_exchange(&explained, true);
 }
 
+/* The program's own choices, as they stand now. */
+static void program_choices(struct afx_facts *f)
+{
+    f->program_arena_max = atomic_load(&program_arena_max);
+    f->program_arena_test = atomic_load(&program_arena_test);
+    f->highest_arena_test = atomic_load(&highest_arena_test);
+}
+
+static bool same_choices(const struct afx_facts *a, const struct afx_facts *b)
+{
+    return a->program_arena_max == b->program_arena_max
+           && a->program_arena_test == b->program_arena_test
+           && a->highest_arena_test == b->highest_arena_test;
+}
+
 /* Set M_ARENA_MAX, or stand down, from the facts F; arena_max_state is
- * SETTING. */
+ * SETTING.  The program may call mallopt from another thread at any
+ * moment, and glibc keeps the last value: the program's choices are
+ * read again right before the real call and once more after it, and a
+ * choice that came meanwhile is decided on again (the program's
+ * M_ARENA_MAX put back where arenafix's went over it), so that the
+ * program's value stands wherever it would on the fixed glibc.  No lock:
+ * mallopt is called from signal handlers and forked children too. */
 static void set_arena_max(const struct afx_facts *f, bool explained_now)
 {
     char why[400];
-    struct afx_decision d = afx_decide(f, why, sizeof why);
+    struct afx_facts now = *f;
+    program_choices(&now);
     const struct afx_real *real = afx_real();
-    if (!d.set_arena_max || real == NULL || real->mallopt.fn == NULL) {
-        settle(SETTING, STOOD_DOWN);
-        atomic_store(&touch, d.touch);
-        /* A change since the line that said it would be set. */
-        if (f->cfg.verbose && !explained_now)
-            afx_log("%s", why);
-        return;
+    bool overwrote = false;
+    struct afx_decision d;
+    for (int round = 0;; round++) {
+        d = afx_decide(&now, why, sizeof why);
+        if (!d.set_arena_max || real == NULL || real->mallopt.fn == NULL)
+            break;
+        real->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
+        overwrote = true;
+        struct afx_facts after = now;
+        program_choices(&after);
+        /* A program that keeps changing its mind while arenafix sets
+         * its value has its last one taken the fourth time. */
+        if (same_choices(&now, &after) || (round >= 3 && after.program_arena_max == 0)) {
+            atomic_store(&arena_max_value, d.arena_max);
+            /* The count the program's later mallopt is compared with. */
+            long arenas = f->arenas >= 0 ? f->arenas : afx_count_arenas();
+            atomic_store(&arenas_when_set, arenas > 0 ? arenas : 1);
+            settle(SETTING, SET);
+            if (f->cfg.verbose && round > 0)
+                afx_log("%s", why);
+            return;
+        }
+        now = after;
     }
-    real->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
-    atomic_store(&arena_max_value, d.arena_max);
-    /* The count the program's later mallopt is compared with. */
-    long arenas = f->arenas >= 0 ? f->arenas : afx_count_arenas();
-    atomic_store(&arenas_when_set, arenas > 0 ? arenas : 1);
-    settle(SETTING, SET);
+    /* Where arenafix's value went over the program's, the program's is
+     * put back. */
+    int program = atomic_load(&program_arena_max);
+    if (overwrote && program > 0 && real != NULL && real->mallopt.fn != NULL)
+        real->mallopt.fn(M_ARENA_MAX, program);
+    settle(SETTING, STOOD_DOWN);
+    atomic_store(&touch, d.touch);
+    /* A change since the line that said it would be set. */
+    if (f->cfg.verbose && (!explained_now || !same_choices(f, &now)))
+        afx_log("%s", why);
 }
 
 /* Whether M_ARENA_MAX is due now, CREATING threads being started.

@@ -92,6 +92,31 @@ START_TEST(each_moment)
 }
 END_TEST
 
+/* The program's mallopt(M_ARENA_MAX, 4), from another thread at the
+ * moment the library sets its own limit: the program's value stands, as
+ * on the fixed glibc, where the arenas stay as many as there were at the
+ * call (0.1.0: the library's 16 went over it). */
+START_TEST(program_mallopt_while_setting)
+{
+    const struct glibc *g = &afx_glibcs[_i];
+    struct child *c = calloc(1, sizeof *c);
+    static const char *const modes[] = { NULL, "mallopt", "both" };
+    for (int m = 0; m < 3; m++) {
+        run(c, g, "mallopt", modes[m]);
+        int at = value(c, "at-mallopt"), arenas = value(c, "arenas");
+        printf("moments: glibc=%-17s moment=mallopt  mode=%-7s at-mallopt=%d arenas=%d\n",
+               g->name, modes[m] != NULL ? modes[m] : "(none)", at, arenas);
+        fflush(stdout);
+        ck_assert_msg(c->status == 0 && at > 0 && arenas == at,
+                      "%s glibc, mode %s: status %d, %d arenas at the program's "
+                      "mallopt(M_ARENA_MAX, 4), %d at the end: %s%s", g->name,
+                      modes[m] != NULL ? modes[m] : "(none)", c->status, at, arenas, c->out,
+                      c->err);
+    }
+    free(c);
+}
+END_TEST
+
 /* What must not break, in each mode: a pthread_create with a
  * cancellation pending comes back (it is no cancellation point); a signal
  * handler on an 8192-byte alternate stack narrows its mask; the first
@@ -138,6 +163,7 @@ Suite *moments_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, each_moment, 0, afx_nglibcs * NMOMENTS);
     tcase_add_loop_test(tc, safe_moment, 0, afx_nglibcs * 3);
+    tcase_add_loop_test(tc, program_mallopt_while_setting, 0, afx_nglibcs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -31,6 +31,13 @@
  *                     mallopt(M_ARENA_MAX, 3), 10 more threads
  *
  *   moments fewnoproc /proc hidden: 30 threads of which 4 malloc
+ *   moments mallopt   another thread calls mallopt(M_ARENA_MAX, 4) at the
+ *                     moment the library sets the limit (held in the
+ *                     mask read of that look at the process, after it has
+ *                     read the program's choices), while 30 workers start
+ *                     one by one and malloc; without the library, after
+ *                     the 7th; prints at-mallopt=N, the arenas at the
+ *                     program's call (the fixed glibc keeps that count)
  *   moments dlopen    a timer's thread (which the library does not see
  *                     start) makes the process's first pthread_create
  *                     while the main thread is in dlopen, whose library's
@@ -170,6 +177,11 @@ static atomic_int arena_counters;
 
 typedef long syscall_fn(long, ...);
 
+/* 1: the next mask read by the process id in a creation lets the
+ * program's mallopt run first. */
+static atomic_int hold_mask_read;
+static sem_t mallopt_now, mallopt_done;
+
 /* Held in the first tgkill of a creation: the library's count of its
  * live threads asks the kernel about each one that way. */
 long syscall(long number, ...)
@@ -183,6 +195,15 @@ long syscall(long number, ...)
     for (int i = 0; i < 6; i++)
         a[i] = va_arg(ap, long);
     va_end(ap);
+    /* The library's look at the process reads the main thread's mask
+     * (by the process id) after the program's choices. */
+    int expected = 1;
+    if (number == SYS_sched_getaffinity && a[0] == getpid() && creating
+        && atomic_compare_exchange_strong(&hold_mask_read, &expected, 0)) {
+        sem_post(&mallopt_now);
+        while (sem_wait(&mallopt_done) != 0)
+            ;
+    }
     if (number == SYS_tgkill && creating && !counted_this_creation
         && atomic_load(&readers_waiting) >= 0) {
         counted_this_creation = true;
@@ -418,6 +439,42 @@ static void fewnoproc(void)
     }
 }
 
+static atomic_int at_mallopt = -1;
+
+static void *chooser(void *unused)
+{
+    while (sem_wait(&mallopt_now) != 0)
+        ;
+    mallopt(M_ARENA_MAX, 4);
+    /* Counted without a malloc here, which would make glibc fix its
+     * limit at once: the main one and the workers that have malloced
+     * (the next is started only once the last has). */
+    atomic_store(&at_mallopt, 1 + atomic_load(&attached));
+    sem_post(&mallopt_done);
+    return unused;
+}
+
+static void mallopt_while_setting(void)
+{
+    pthread_t c;
+    if (pthread_create(&c, NULL, chooser, NULL) != 0)
+        die("pthread_create", EAGAIN);
+    atomic_store(&hold_mask_read, 1);
+    for (int i = 0; i < 30; i++) {
+        create(worker, NULL);
+        wait_attached(i + 1);
+        /* Without the library, the program's call comes here. */
+        if (i == 6 && atomic_load(&hold_mask_read) == 1) {
+            atomic_store(&hold_mask_read, 0);
+            sem_post(&mallopt_now);
+            while (sem_wait(&mallopt_done) != 0)
+                ;
+        }
+    }
+    pthread_join(c, NULL);
+    printf("at-mallopt=%d\n", atomic_load(&at_mallopt));
+}
+
 sem_t afx_ctor_go;
 
 static void first_call_from_timer(union sigval unused)
@@ -512,6 +569,8 @@ int main(int argc, char **argv)
     sem_init(&fork_now, 0, 0);
     sem_init(&forked, 0, 0);
     sem_init(&spawned, 0, 0);
+    sem_init(&mallopt_now, 0, 0);
+    sem_init(&mallopt_done, 0, 0);
     const char *what = argc > 1 ? argv[1] : "";
     if (strcmp(what, "race") == 0)
         race();
@@ -527,6 +586,8 @@ int main(int argc, char **argv)
         noproc();
     else if (strcmp(what, "fewnoproc") == 0)
         fewnoproc();
+    else if (strcmp(what, "mallopt") == 0)
+        mallopt_while_setting();
     else if (strcmp(what, "dlopen") == 0 && argc > 2)
         dlopen_while_first_call(argv[2]);
     else if (strcmp(what, "cancel") == 0)
@@ -534,7 +595,7 @@ int main(int argc, char **argv)
     else if (strcmp(what, "altstack") == 0)
         altstack();
     else
-        die("usage: moments race|readers|fork|emfile|emfile-first|noproc|fewnoproc|dlopen LIB|cancel|altstack", EINVAL);
+        die("usage: moments race|readers|fork|emfile|emfile-first|noproc|fewnoproc|mallopt|dlopen LIB|cancel|altstack", EINVAL);
     /* Counted before the threads end: an arena outlives its thread, but
      * this is the count while they all run. */
     int n = arenas_now(atomic_load(&nthreads));
