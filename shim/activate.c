@@ -512,9 +512,26 @@ bool afx_touch_enabled(void)
     return atomic_load_explicit(&touch, memory_order_relaxed);
 }
 
+/* Before the settings are read (another library's constructor narrows
+ * a thread before arenafix's runs): whether the mode may be touch, from
+ * ARENAFIX_MODE as getenv finds it, which neither locks nor allocates.
+ * Off and mallopt, the default, then change no thread's mask: a touch
+ * is made only where the mode asks for one (the settings read later
+ * decide the rest).  A secure-execution process gets the default. */
+static bool touch_named(void)
+{
+    const char *values[AFX_VAR_COUNT] = { 0 };
+    values[AFX_VAR_MODE] = getenv(afx_config_names[AFX_VAR_MODE]);
+    if (values[AFX_VAR_MODE] == NULL || getauxval(AT_SECURE) != 0)
+        return false;
+    struct afx_config cfg;
+    afx_config_parse(&cfg, values);
+    return cfg.mode == AFX_MODE_TOUCH || cfg.mode == AFX_MODE_BOTH;
+}
+
 bool afx_touch_possible(void)
 {
-    return !is_initialised() || afx_touch_enabled();
+    return is_initialised() ? afx_touch_enabled() : touch_named();
 }
 
 void afx_note_program_mallopt(int param, int value)

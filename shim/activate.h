@@ -29,9 +29,9 @@ void afx_before_narrowing(void);
 /* Whether new threads malloc before their mask narrows. */
 bool afx_touch_enabled(void);
 
-/* False once it is decided that touch mode is off: until then, masks are
- * worth recording (another library's constructor may pin a thread before
- * arenafix's runs). */
+/* Whether a narrowing may need a touch: as decided, or, before the
+ * settings are read (another library's constructor may pin a thread
+ * before arenafix's runs), where ARENAFIX_MODE names touch or both. */
 bool afx_touch_possible(void);
 
 /* The program called mallopt(PARAM, VALUE): note the user's choice

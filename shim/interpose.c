@@ -196,7 +196,7 @@ static void before_narrowing(bool self, struct own_mask *m)
      * the widest mask it knows (activate.c). */
     if (self) {
         m->record = !afx_mask_wide(&wide, &size);
-        m->touch = afx_touch_possible() && afx_touch_pending();
+        m->touch = afx_touch_pending() && afx_touch_possible();
         if (m->record || m->touch)
             m->cpus = afx_mask_get(m->before);
     }

@@ -221,3 +221,12 @@ void afx_skip(const char *what, const char *why)
     printf("SKIP: %s: %s\n", what, why);
     afx_skipped++;
 }
+
+const char *afx_strace(void)
+{
+    static const char *const where[] = { "/usr/bin/strace", "/bin/strace" };
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
+        if (access(where[i], X_OK) == 0)
+            return where[i];
+    return NULL;
+}

@@ -73,6 +73,9 @@ int afx_log_lines(const struct child *c);
  * when that is not why. */
 const char *afx_runtime_missing(const struct child *c);
 
+/* strace's path, or NULL where it is not installed. */
+const char *afx_strace(void);
+
 /* Skips are printed where they happen and counted here. */
 void afx_skip(const char *what, const char *why);
 extern int afx_skipped;

@@ -13,15 +13,6 @@
 
 #include "harness.h"
 
-static const char *strace_path(void)
-{
-    static const char *const where[] = { "/usr/bin/strace", "/bin/strace" };
-    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
-        if (access(where[i], X_OK) == 0)
-            return where[i];
-    return NULL;
-}
-
 static const char online_file[] = "\"/sys/devices/system/cpu/online\"";
 
 /* Trace bin/single with LD_PRELOAD=lib; return the syscall names, one
@@ -51,7 +42,7 @@ static char *trace(const char *lib, char *names, size_t size, char *raw, size_t 
         ck_assert_msg(c->status == 0, "single failed: %s", c->err);
     } else {
         const char *args[] = { "-f", "-qq", "-o", tracefile, "-E", preload, prog, NULL };
-        afx_run(c, &afx_glibcs[0], NULL, NULL, strace_path(), args);
+        afx_run(c, &afx_glibcs[0], NULL, NULL, afx_strace(), args);
         ck_assert_msg(c->status == 0, "strace failed: %s", c->err);
     }
     free(c);
@@ -111,7 +102,7 @@ static size_t occurrences(const char *text, const char *what)
 
 START_TEST(no_syscalls_beyond_loading)
 {
-    if (strace_path() == NULL) {
+    if (afx_strace() == NULL) {
         printf("SKIP: zero-cost trace: strace is not installed (apt-get install strace)\n");
         return;
     }

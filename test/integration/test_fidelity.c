@@ -487,6 +487,53 @@ START_TEST(eager_and_duplicates)
 }
 END_TEST
 
+/* A library whose constructor pins the main thread before arenafix's
+ * constructor has read the settings (libctorpin.so, preloaded after
+ * it): in mode off, in mallopt mode and by default, the program's own
+ * sched_setaffinity is the only one made; touch mode alone widens the
+ * thread for its malloc and narrows it back (0.1.0 did so in every
+ * mode). */
+START_TEST(narrowed_before_settings)
+{
+    if (afx_emulated() || afx_strace() == NULL) {
+        afx_skip("the calls made for a thread pinned before arenafix's constructor",
+                 afx_emulated() ? "under an emulator" : "strace is not installed");
+        return;
+    }
+    static const char *const ctor_modes[] = { "off", "mallopt", "", "touch", "both" };
+    char preload[8400], prog[4200], tracefile[] = "/tmp/afx-ctorpin-XXXXXX";
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s:%s/libctorpin.so", afx_testlib, afx_bin);
+    snprintf(prog, sizeof prog, "%s/single", afx_bin);
+    int fd = mkstemp(tracefile);
+    ck_assert(fd >= 0);
+    close(fd);
+    for (size_t m = 0; m < sizeof ctor_modes / sizeof ctor_modes[0]; m++) {
+        char modevar[32];
+        snprintf(modevar, sizeof modevar, "ARENAFIX_MODE=%s", ctor_modes[m]);
+        const char *env[] = { modevar, NULL };
+        const char *args[] = { "-f", "-qq", "-e", "trace=sched_setaffinity", "-o", tracefile,
+                               "-E", preload, prog, NULL };
+        afx_run(&c, &afx_glibcs[0], NULL, env, afx_strace(), args);
+        ck_assert_msg(c.status == 0 && strstr(c.err, "ctorpin: pinned") != NULL,
+                      "mode %s: status %d: %s", ctor_modes[m], c.status, c.err);
+        FILE *f = fopen(tracefile, "r");
+        ck_assert(f != NULL);
+        int calls = 0;
+        char line[512];
+        while (fgets(line, sizeof line, f) != NULL)
+            calls += strstr(line, "sched_setaffinity(") != NULL;
+        fclose(f);
+        bool touch = strcmp(ctor_modes[m], "touch") == 0 || strcmp(ctor_modes[m], "both") == 0;
+        printf("fidelity: a thread pinned before arenafix's constructor, mode %s: %d "
+               "sched_setaffinity calls\n", ctor_modes[m][0] != '\0' ? ctor_modes[m] : "(default)", calls);
+        ck_assert_msg(calls == (touch ? 3 : 1),
+                      "mode %s: %d sched_setaffinity calls, expected %d (the program's%s)",
+                      ctor_modes[m], calls, touch ? 3 : 1, touch ? ", a widening and a narrowing" : "");
+    }
+    unlink(tracefile);
+}
+END_TEST
+
 /* ---- neighbours and errno -------------------------------------------- */
 
 /* A preload after arenafix that wraps the affinity calls unversioned (a
@@ -686,6 +733,7 @@ Suite *fidelity_suite(void)
     tcase_add_loop_test(tc, attribute_sets, 0, NKINDS * n);
     tcase_add_test(tc, eager_and_duplicates);
     tcase_add_test(tc, neighbour_after_arenafix);
+    tcase_add_test(tc, narrowed_before_settings);
     tcase_add_test(tc, glibc_malloc_wrappers);
     tcase_add_test(tc, errno_kept_when_sys_is_missing);
     tcase_add_test(tc, verbose_names_the_process);
