@@ -39,17 +39,51 @@ echo "per pthread_create + join ($threads threads, one at a time), instructions"
 echo "per thread beyond no preload (callgrind Ir, (run of $threads - run of 0) / $threads):"
 printf '%-10s %12s %12s\n' mode unpinned pinned
 prog_cmd=$prog
-per_thread() {  # env assignments...
-    prog_args="0 unpinned"; zero=$(ir "$@")
-    for kind in unpinned pinned; do
-        prog_args="$threads $kind"; n=$(ir "$@")
-        echo $(( (n - zero) / threads ))
-    done
+avg_run() {  # kind env assignments...: (run of N - run of 0) / N
+    local kind=$1; shift
+    prog_args="0 $kind"; local zero; zero=$(ir "$@")
+    prog_args="$threads $kind"; local n; n=$(ir "$@")
+    echo $(( (n - zero) / threads ))
 }
-set -- $(per_thread)
-none_u=$1 none_p=$2
-printf '%-10s %12s %12s\n' "none" "$none_u" "$none_p"
+for kind in unpinned pinned; do eval "none_$kind=$(avg_run $kind)"; done
+printf '%-10s %12s %12s\n' "none" "$none_unpinned" "$none_pinned"
 for mode in off mallopt touch both; do
-    set -- $(per_thread LD_PRELOAD="$lib" ARENAFIX_MODE=$mode)
-    printf '%-10s %12s %12s\n' "$mode" "+$(( $1 - none_u ))" "+$(( $2 - none_p ))"
+    u=$(avg_run unpinned LD_PRELOAD="$lib" ARENAFIX_MODE=$mode)
+    p=$(avg_run pinned LD_PRELOAD="$lib" ARENAFIX_MODE=$mode)
+    printf '%-10s %12s %12s\n' "$mode" "+$(( u - none_unpinned ))" "+$(( p - none_pinned ))"
+done
+
+# The creating thread alone: callgrind's inclusive count of costthreads'
+# afx_cost_create (the interposer, glibc's create, the new thread's
+# thread-local block), the same from run to run, unlike the whole run's.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cir() {  # count kind env assignments...
+    local count=$1 kind=$2; shift 2
+    env -i "${login[@]}" "$@" valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
+        "$prog" "$count" "$kind" >/dev/null 2>&1
+    callgrind_annotate --inclusive=yes "$tmp/out" | awk '/:afx_cost_create / { gsub(",", "", $1); print $1; exit }'
+}
+# Runs of N and 3N creations: settled is what each creation past the
+# first N adds (the limit is settled within 8 x arena_test creations),
+# the window what the first N add beyond N settled ones, in all.
+creations() {  # kind env assignments...
+    local kind=$1; shift
+    local a b
+    a=$(cir "$threads" "$kind" "$@") b=$(cir $((3 * threads)) "$kind" "$@")
+    echo "$(( (b - a) / (2 * threads) )) $(( a - (b - a) / 2 ))"
+}
+echo
+echo "the creating thread's pthread_create alone (callgrind Ir, inclusive), beyond no preload:"
+echo "once settled, per creation ((creations of $((3 * threads)) - of $threads) / $((2 * threads))), and the"
+echo "decision window (what the first $threads creations add beyond $threads settled ones, in all)"
+printf '%-10s %12s %12s %14s %14s\n' mode settled-unpin settled-pin window-unpin window-pinned
+set -- $(creations unpinned) $(creations pinned)
+nsu=$1 nwu=$2 nsp=$3 nwp=$4
+printf '%-10s %12s %12s %14s %14s\n' none "$nsu" "$nsp" "$nwu" "$nwp"
+for mode in off mallopt touch both; do
+    set -- $(creations unpinned LD_PRELOAD="$lib" ARENAFIX_MODE=$mode) \
+           $(creations pinned LD_PRELOAD="$lib" ARENAFIX_MODE=$mode)
+    printf '%-10s %12s %12s %14s %14s\n' "$mode" "+$(( $1 - nsu ))" "+$(( $3 - nsp ))" \
+        "+$(( $2 - nwu ))" "+$(( $4 - nwp ))"
 done

@@ -71,6 +71,12 @@ static atomic_int program_arena_max;
 static atomic_int program_arena_test;
 static atomic_long highest_arena_test;
 
+/* Nothing is left to do at a creation: the limit settled (set, or not
+ * to be set), the decision explained, touch off; or mode off.  Each
+ * creation then goes to glibc's function at once, for the rest of the
+ * process's life. */
+static atomic_bool quiet;
+
 /* Settle M_ARENA_MAX (set, or not to be set) from ARMED or SETTING:
  * nothing is counted after that. */
 static void settle(int from, int to)
@@ -149,6 +155,7 @@ static void init_process(void)
     read_config(envp, init_program);
     if (startup.cfg.mode == AFX_MODE_OFF) {
         atomic_store(&off, true);
+        atomic_store(&quiet, true);
         atomic_store_explicit(&initialised, true, memory_order_release);
         errno = saved;
         return;
@@ -488,6 +495,15 @@ void afx_before_create(void)
     bool due = state == ARMED && due_now(1);
     if (due || state == SETTING || !atomic_load(&explained))
         decide_now(due);
+    state = atomic_load(&arena_max_state);
+    if ((state == SET || state == STOOD_DOWN) && atomic_load(&explained)
+        && !atomic_load(&touch))
+        atomic_store_explicit(&quiet, true, memory_order_release);
+}
+
+bool afx_creation_quiet(void)
+{
+    return atomic_load_explicit(&quiet, memory_order_acquire);
 }
 
 void afx_after_create(void)

@@ -18,6 +18,11 @@ void afx_init(char **envp, const char *program);
  * to glibc's arena_test. */
 void afx_before_create(void);
 
+/* Whether a creation has nothing left for arenafix to do (the limit
+ * settled, the decision explained, touch off, or mode off): no lock, no
+ * system call, no thread-local access. */
+bool afx_creation_quiet(void);
+
 /* After the real create returned, whatever it returned. */
 void afx_after_create(void);
 

@@ -116,6 +116,15 @@ static int create_thread(struct creation *c)
     return rc;
 }
 
+/* glibc's function where a creation has nothing left for arenafix to
+ * do (the limit settled, touch off), else NULL.  Asked first, before any
+ * thread-local access or copy of the arguments: every creation of a
+ * process's life pays for what comes before the real call. */
+static inline afx_create_fn *settled_create(bool old_attr)
+{
+    return afx_creation_quiet() ? real_create(afx_real_if_bound(), old_attr) : NULL;
+}
+
 static int create_posix(bool old_attr, pthread_t *thread, const pthread_attr_t *attr,
                         void *(*routine)(void *), void *arg)
 {
@@ -130,6 +139,9 @@ int afx_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), v
 int afx_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(void *),
                        void *arg)
 {
+    afx_create_fn *settled = settled_create(false);
+    if (settled != NULL)
+        return settled(thread, attr, routine, arg);
     return create_posix(false, thread, attr, routine, arg);
 }
 /* Unversioned: it stands in for every version (GLIBC_2.2.5 and
@@ -144,6 +156,9 @@ AFX_EXPORT int pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(voi
 AFX_EXPORT int afx_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                                   void *(*routine)(void *), void *arg)
 {
+    afx_create_fn *settled = settled_create(false);
+    if (settled != NULL)
+        return settled(thread, attr, routine, arg);
     return create_posix(false, thread, attr, routine, arg);
 }
 __asm__(".symver afx_pthread_create,pthread_create@@GLIBC_2.34");
@@ -156,6 +171,9 @@ int afx_pthread_create_2_0(pthread_t *, const pthread_attr_t *, void *(*)(void *
 AFX_EXPORT int afx_pthread_create_2_0(pthread_t *thread, const pthread_attr_t *attr,
                                       void *(*routine)(void *), void *arg)
 {
+    afx_create_fn *settled = settled_create(attr != NULL);
+    if (settled != NULL)
+        return settled(thread, attr, routine, arg);
     return create_posix(attr != NULL, thread, attr, routine, arg);
 }
 __asm__(".symver afx_pthread_create_2_0,pthread_create@GLIBC_2.0");
@@ -168,6 +186,9 @@ __asm__(".symver afx_pthread_create_2_0,pthread_create@GLIBC_2.0");
  * as the real one does. */
 AFX_EXPORT int thrd_create(thrd_t *thread, thrd_start_t routine, void *arg)
 {
+    const struct afx_real *real;
+    if (afx_creation_quiet() && (real = afx_real_if_bound()) != NULL && real->thrd_create.fn != NULL)
+        return real->thrd_create.fn(thread, routine, arg);
     struct creation c = { .c11 = true, .c11_thread = thread, .c11_routine = routine, .arg = arg };
     return create_thread(&c);
 }

@@ -286,6 +286,95 @@ START_TEST(touch_create_within_glibcs_cost)
 }
 END_TEST
 
+/* Instructions the creating thread spends in COUNT creations (callgrind's
+ * inclusive count of costthreads' afx_cost_create: the interposer,
+ * glibc's create, the new thread's thread-local block), which, unlike
+ * the whole run's, is the same from run to run; -1 if none came. */
+static long creations_ir(const char *valgrind, const char *lib, const char *mode, long count,
+                         char *err, size_t errsize)
+{
+    char preload[4200], modevar[64], prog[4200], n[32], outfile[] = "/tmp/afx-cg-XXXXXX",
+         outarg[64];
+    int fd = mkstemp(outfile);
+    ck_assert(fd >= 0);
+    close(fd);
+    snprintf(outarg, sizeof outarg, "--callgrind-out-file=%s", outfile);
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", lib ? lib : "");
+    snprintf(modevar, sizeof modevar, "ARENAFIX_MODE=%s", mode ? mode : "");
+    snprintf(prog, sizeof prog, "%s/costthreads", afx_bin);
+    snprintf(n, sizeof n, "%ld", count);
+    const char *args[] = { "-i", "PATH=/usr/bin:/bin", "HOME=/", "LANG=C.UTF-8", preload, modevar,
+                           valgrind, "--tool=callgrind", outarg, prog, n, "unpinned", NULL };
+    struct child *c = calloc(1, sizeof *c);
+    ck_assert(c != NULL);
+    afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/env", args);
+    long ir = -1;
+    if (c->status == 0) {
+        const char *annotate[] = { "--inclusive=yes", outfile, NULL };
+        afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/callgrind_annotate", annotate);
+        /* "   1,027,400 (61.54%)  bench/costthreads.c:afx_cost_create [...]" */
+        for (const char *line = c->out; line != NULL && *line != '\0';
+             line = strchr(line, '\n') != NULL ? strchr(line, '\n') + 1 : NULL) {
+            const char *end = strchr(line, '\n');
+            const char *fn = strstr(line, ":afx_cost_create ");
+            if (fn == NULL || (end != NULL && fn > end))
+                continue;
+            ir = 0;
+            for (const char *d = line; d < fn && *d != '('; d++)
+                if (*d >= '0' && *d <= '9')
+                    ir = ir * 10 + (*d - '0');
+            break;
+        }
+    }
+    size_t len = strlen(c->err) < errsize ? strlen(c->err) : errsize - 1;
+    memcpy(err, c->err, len);
+    err[len] = '\0';
+    unlink(outfile);
+    free(c);
+    return ir > 0 ? ir : -1;
+}
+
+/* Once the limit is settled, a creation has nothing left for arenafix to
+ * do: what it adds to each pthread_create in mallopt mode, past the
+ * decision window, stays near the floor (the thread-local block glibc
+ * sets up in each new thread, about 80, and the call through the
+ * interposer): 159 on Debian 12's glibc.  0.1.0 added 298 a creation,
+ * for the life of the process: its bookkeeping ran at every one. */
+START_TEST(settled_create_near_the_floor)
+{
+    static const char valgrind[] = "/usr/bin/valgrind";
+    if (access(valgrind, X_OK) != 0 || access("/usr/bin/env", X_OK) != 0
+        || access("/usr/bin/callgrind_annotate", X_OK) != 0) {
+        afx_skip("settled per-create instruction count",
+                 "valgrind is not installed (apt-get install valgrind)");
+        return;
+    }
+    if (afx_emulated()) {
+        afx_skip("settled per-create instruction count",
+                 "the test programs run under an emulator: valgrind is built for this machine");
+        return;
+    }
+    /* The first FROM creations hold the decision window (8 x arena_test
+     * at most); the next 2 x FROM are counted. */
+    enum { FROM = 400, LIMIT = 200 };
+    static char err[16384];
+    long runs[2][2];
+    for (int lib = 0; lib < 2; lib++)
+        for (int r = 0; r < 2; r++) {
+            runs[lib][r] = creations_ir(valgrind, lib ? afx_testlib : NULL, lib ? "mallopt" : NULL,
+                                        r == 0 ? FROM : 3 * FROM, err, sizeof err);
+            ck_assert_msg(runs[lib][r] > 0, "no count from callgrind:\n%s", err);
+        }
+    long glibc = (runs[0][1] - runs[0][0]) / (2 * FROM);
+    long added = (runs[1][1] - runs[1][0]) / (2 * FROM) - glibc;
+    printf("cost: pthread_create once settled (mallopt mode), the creating thread: %ld "
+           "instructions without arenafix, +%ld with it\n", glibc, added);
+    ck_assert_msg(added <= LIMIT,
+                  "mallopt mode adds %ld instructions to each pthread_create once the limit is "
+                  "settled, more than %d", added, LIMIT);
+}
+END_TEST
+
 /* A fork from another thread while arenafix binds its real functions
  * leaves the child with the binding half done and no thread to finish
  * it: the child must bind itself, not wait for ever.  libholdbind.so
@@ -321,6 +410,7 @@ Suite *cost_suite(void)
     tcase_add_test(tc, startup_instructions_near_an_empty_preload);
     tcase_add_loop_test(tc, touch_create_within_glibcs_cost, 0,
                         (int)(sizeof born_wide / sizeof born_wide[0]));
+    tcase_add_test(tc, settled_create_near_the_floor);
     suite_add_tcase(s, tc);
     tc = tcase_create("fork");
     tcase_set_timeout(tc, 60);
