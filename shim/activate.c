@@ -550,6 +550,26 @@ bool afx_touch_possible(void)
     return is_initialised() ? afx_touch_enabled() : touch_named();
 }
 
+/* Set from the constructor, before main: why, for the lines that say a
+ * program's later choice came too late (arenafix's own setting, not
+ * glibc, fixed the limit then). */
+static atomic_int set_before_main;
+enum { NOT_BEFORE_MAIN, EAGER, STARTED_NARROW };
+
+static const char *set_before_main_why(void)
+{
+    switch (atomic_load(&set_before_main)) {
+    case EAGER:
+        return " before main (ARENAFIX_EAGER=1)";
+    case STARTED_NARROW:
+        return " before main (the process started on fewer CPUs than are online: glibc's own "
+               "threads, which no interposer sees start, would have fixed the limit from that "
+               "mask)";
+    default:
+        return "";
+    }
+}
+
 void afx_note_program_mallopt(int param, int value)
 {
     /* mallopt ignores these values: no choice was made. */
@@ -582,10 +602,11 @@ void afx_note_program_mallopt(int param, int value)
                 "glibc fixed its limit: the program's value applies",
                 value, atomic_load(&arena_max_value));
     else
-        afx_log("the program called mallopt(M_ARENA_MAX, %d) too late: arenafix had set %ld "
-                "and glibc has fixed its limit since (%ld arenas); the program's value does not "
-                "apply (set MALLOC_ARENA_MAX, or ARENAFIX_MODE=touch)",
-                value, atomic_load(&arena_max_value), now);
+        afx_log("the program called mallopt(M_ARENA_MAX, %d) too late: arenafix had set "
+                "M_ARENA_MAX to %ld%s, and glibc made arenafix's value its limit at the first "
+                "arena after that (%ld arenas now); the program's value does not apply (set "
+                "MALLOC_ARENA_MAX=%d, which arenafix leaves alone, or ARENAFIX_MODE=touch)",
+                value, atomic_load(&arena_max_value), set_before_main_why(), now, value);
 }
 
 /* After the program's own mallopt(M_ARENA_TEST, VALUE) (afx_enter()
@@ -623,9 +644,10 @@ void afx_after_program_mallopt(int param, int value)
             afx_log("the program called mallopt(M_ARENA_TEST, %d): %s", value, why);
     } else if (startup.cfg.verbose) {
         afx_log("the program called mallopt(M_ARENA_TEST, %d) too late: arenafix had set "
-                "M_ARENA_MAX to %ld, and glibc has fixed its limit since (%ld arenas); the "
-                "program's value does not apply (set MALLOC_ARENA_TEST, or ARENAFIX_MODE=touch)",
-                value, was, f.arenas);
+                "M_ARENA_MAX to %ld%s, and glibc made arenafix's value its limit at the first "
+                "arena after that (%ld arenas now); the program's value does not apply (set "
+                "MALLOC_ARENA_TEST=%d, or ARENAFIX_MODE=touch)",
+                value, was, set_before_main_why(), f.arenas, value);
     }
 }
 
@@ -678,5 +700,7 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
      * search order): decide now, so verbose mode says it is too late. */
     if (now || (startup.cfg.verbose && !__libc_single_threaded))
         decide_now(now);
+    if (now && atomic_load(&arena_max_state) == SET)
+        atomic_store(&set_before_main, startup.cfg.eager ? EAGER : STARTED_NARROW);
     afx_leave();
 }

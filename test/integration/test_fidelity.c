@@ -212,6 +212,17 @@ START_TEST(late_mallopt_is_reported)
         ck_assert_msg(strstr(c.err, "standing down: the program called mallopt(M_ARENA_MAX, 2)"),
                       "%s", c.err);
     }
+    /* Set before main (ARENAFIX_EAGER=1), arenafix's own value is what
+     * glibc fixed: the line says so, and names the variable that would
+     * have kept the program's. */
+    const char *env[] = { "ARENAFIX_MODE=mallopt", "ARENAFIX_VERBOSE=1", "ARENAFIX_EAGER=1",
+                          NULL };
+    afx_run(&c, g, afx_testlib, env, "steps", early);
+    ck_assert_msg(strstr(c.err, "mallopt(M_ARENA_MAX, 2) too late: arenafix had set M_ARENA_MAX")
+                      != NULL
+                      && strstr(c.err, "before main (ARENAFIX_EAGER=1)") != NULL
+                      && strstr(c.err, "MALLOC_ARENA_MAX=2") != NULL,
+                  "%s", c.err);
     /* A later value glibc ignores erases nothing. */
     const char *erased[] = { "mallopt:max:5", "mallopt:max:0", "pinned:30", NULL };
     run_steps(g, "steps", "mallopt", erased, "ARENAFIX_VERBOSE=1");
