@@ -47,8 +47,8 @@ END_TEST
 
 START_TEST(wrap_runs_a_static_program_untouched)
 {
-    const char *st = test_prog("arenawait-static");
-    if (skip_emulated(__func__, "the static program is the build machine's"))
+    const char *st = built("arenawait-static", __func__, "the host's own libc.a (libc6-dev)");
+    if (st == NULL || skip_emulated(__func__, "the static program is the build machine's"))
         return;
     struct run r;
     run(&r, NULL, ARGV(cli(), st, "30", "pinned"));
@@ -58,6 +58,29 @@ START_TEST(wrap_runs_a_static_program_untouched)
                       && strstr(r.err, "mallopt(M_ARENA_MAX") != NULL,
                   "no warning: %s", r.err);
     run_free(&r);
+}
+END_TEST
+
+/* A static program carries the libc.a it was linked with, which probe
+ * never runs.  The host's own libc.a is the build of its libc.so.6, so
+ * it takes the limit the shared glibc takes, fixed or not: on Debian 12,
+ * libc6-dev 2.36-9+deb12u14's gives 16 pinned, as its libc.so.6 does,
+ * where the 2.36-8 libc.a of libc6-dev-amd64-cross gives 9. */
+START_TEST(static_program_on_the_hosts_libc_a_counts_as_its_shared_glibc)
+{
+    const char *st = built("arenawait-static", __func__, "the host's own libc.a (libc6-dev)");
+    if (st == NULL || skip_emulated(__func__, "the static program is the build machine's"))
+        return;
+    struct run shared, linked;
+    run(&shared, NULL, ARGV(test_prog("arenawait"), "30", "pinned"));
+    run(&linked, NULL, ARGV(st, "30", "pinned"));
+    ck_assert_status(&shared, 0);
+    ck_assert_status(&linked, 0);
+    ck_assert_msg(strncmp(shared.out, "arenas=", 7) == 0, "%s", shared.out);
+    ck_assert_msg(strcmp(linked.out, shared.out) == 0, "static on the host's libc.a: %s; dynamic on its libc.so.6: %s",
+                  linked.out, shared.out);
+    run_free(&shared);
+    run_free(&linked);
 }
 END_TEST
 
@@ -150,6 +173,7 @@ Suite *libc_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, wrap_runs_a_musl_program_untouched);
     tcase_add_test(tc, wrap_runs_a_static_program_untouched);
+    tcase_add_test(tc, static_program_on_the_hosts_libc_a_counts_as_its_shared_glibc);
     tcase_add_test(tc, inspect_never_advises_the_preload_for_musl);
     tcase_add_test(tc, inspect_static_hit_gets_a_fix_that_works);
     tcase_add_test(tc, scan_lists_a_static_hit);
