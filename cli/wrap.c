@@ -76,9 +76,9 @@ static bool preload_fits(const char *path, const struct afx_library *lib, long o
     }
     if (exe.kind == AFX_EXE_STATIC && !loader) {
         afx_error("warning: %s is statically linked: no preload reaches it, so arenafix cannot help; running it "
-                  "without libarenafix. If its glibc is affected, set MALLOC_ARENA_MAX=%ld (a fixed glibc's limit here) "
-                  "in its environment, or rebuild it against a fixed glibc or with mallopt(M_ARENA_MAX, %ld) "
-                  "in its code", path, max, max);
+                  "without libarenafix. If the glibc linked into it is affected (arenafix inspect PID tells, from "
+                  "its arenas), set MALLOC_ARENA_MAX=%ld (a fixed glibc's limit here) in its environment, or call "
+                  "mallopt(M_ARENA_MAX, %ld) in its code", path, max, max);
         return false;
     }
     if (exe.setid)

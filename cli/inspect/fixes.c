@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenarule.h"
 #include "escape.h"
 #include "library.h"
 #include "proc/userns.h"
@@ -42,6 +43,7 @@ void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
         f->cap = cap;
     }
     struct afx_fix *x = &f->list[f->count++];
+    f->online = r->host.online;
     x->kind = r->libc_kind == AFX_LIBC_STATIC_GLIBC ? FIX_STATIC
               : r->maps.arenafix ? FIX_LOADED
               : afx_in_container(&r->container) ? FIX_CONTAINER
@@ -249,10 +251,13 @@ void afx_fixes_print(struct afx_fixes *f, FILE *out)
     print_containers(f, true, out);
     print_services(f, out);
     print_processes(f, FIX_WRAP, "restart these under arenafix (arenafix CMD), in no system service:", out);
-    print_processes(f, FIX_STATIC, "these are static programs, which no preload reaches (neither arenafix CMD nor "
-                    "a container's LD_PRELOAD): restart each with MALLOC_ARENA_MAX set to a fixed glibc's limit "
-                    "(8 x online CPUs) in its environment, or rebuild it against a fixed glibc or with "
-                    "mallopt(M_ARENA_MAX) in its code:", out);
+    long max = afx_arena_limit(f->online > 0 ? f->online : 1);
+    char title[384];
+    snprintf(title, sizeof title, "these are static programs, which no preload reaches (neither arenafix CMD nor a "
+             "container's LD_PRELOAD): restart each with MALLOC_ARENA_MAX=%ld in its environment (the fixed "
+             "glibc's limit with %ld online CPUs), or call mallopt(M_ARENA_MAX, %ld) in its code:",
+             max, f->online, max);
+    print_processes(f, FIX_STATIC, title, out);
     print_processes(f, FIX_LOADED, "these load libarenafix already; their reasons say what to change:", out);
     free(f->list);
     *f = (struct afx_fixes){ 0 };

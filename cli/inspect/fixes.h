@@ -18,6 +18,7 @@ struct afx_fix;
 struct afx_fixes {
     struct afx_fix *list;
     size_t count, cap;
+    long online;        /* the host's online CPUs, for a static program's limit */
 };
 
 /* Note r if it is hit or at risk (nothing otherwise). */

@@ -21,13 +21,20 @@ static bool latched_total(long arenas, long online)
     return arenas == afx_arena_limit(1) || (arenas > 0 && arenas % AFX_ARENAS_PER_CPU == 0);
 }
 
-/* What to do about a process the bug hit or may hit. */
-static const char *advice(const struct afx_process_facts *f)
+/* What to do about a process the bug hit or may hit, in buf or a
+ * constant.  A static program's is the limit itself, which works
+ * whatever libc.a it holds: a rebuild fixes it only with a fixed
+ * libc.a, and gcc -static may link another than the host's own (where
+ * libc6-dev-amd64-cross is installed, its unfixed 2.36-8). */
+static const char *advice(const struct afx_process_facts *f, char *buf, size_t size)
 {
-    if (f->libc == AFX_LIBC_STATIC_GLIBC)
-        return "no preload reaches a static program: restart it with MALLOC_ARENA_MAX set to a fixed glibc's "
-               "limit (8 x online CPUs) in its environment, or rebuild it against a fixed glibc or with "
-               "mallopt(M_ARENA_MAX) in its code";
+    if (f->libc == AFX_LIBC_STATIC_GLIBC) {
+        long max = afx_arena_limit(f->online > 0 ? f->online : 1);
+        snprintf(buf, size, "no preload reaches a static program: restart it with MALLOC_ARENA_MAX=%ld in its "
+                            "environment (the fixed glibc's limit with %ld online CPUs), or call "
+                            "mallopt(M_ARENA_MAX, %ld) in its code", max, f->online, max);
+        return buf;
+    }
     if (!f->arenafix && f->container)
         return "run its container again with libarenafix mounted and preloaded (the options inspect prints)";
     if (!f->arenafix)
@@ -47,6 +54,7 @@ static const char *advice(const struct afx_process_facts *f)
 
 enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size)
 {
+    char fix[256];
     bool active = f->arenafix && f->mode != AFX_MODE_OFF;
     if (f->unread != NULL) {
         snprintf(why, size, "%s", f->unread);
@@ -78,7 +86,7 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
         snprintf(why, size,
                  "%ld threads share %ld arenas, a limit latched from a narrowed affinity "
                  "(%ld online CPUs allow %ld); %s",
-                 f->threads, f->arenas, f->online, afx_arena_limit(f->online), advice(f));
+                 f->threads, f->arenas, f->online, afx_arena_limit(f->online), advice(f, fix, sizeof fix));
         return AFX_HIT;
     }
     if (f->narrowed > 0 && !active) {
@@ -87,13 +95,13 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
                  "%s; %s",
                  f->narrowed, f->threads, f->online,
                  f->glibc == AFX_GLIBC_AFFECTED ? "on an affected" : "on a possibly affected",
-                 f->arenafix ? "libarenafix off" : "no libarenafix", advice(f));
+                 f->arenafix ? "libarenafix off" : "no libarenafix", advice(f, fix, sizeof fix));
         return AFX_AT_RISK;
     }
     if (f->glibc_untested && !active) {
         snprintf(why, size, "its glibc was not tested, so it may be affected: no thread is pinned narrower "
                             "than the online CPUs now, but one pinned before its first malloc would latch "
-                            "the arena limit; to be sure, %s", advice(f));
+                            "the arena limit; to be sure, %s", advice(f, fix, sizeof fix));
         return AFX_UNDETERMINED;
     }
     if (active)

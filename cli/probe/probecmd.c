@@ -91,6 +91,10 @@ static void print_text(const struct afx_probe *p, const struct afx_host *h, cons
         printf("  with libarenafix:   %d (%s)\n", p->shim_run.arenas, shim);
     else
         printf("  with libarenafix:   not measured (library not found)\n");
+    /* A verdict on the shared glibc was read as one on static programs,
+     * which carry whichever libc.a they were linked with. */
+    printf("  static programs:    not run: each holds the glibc it was linked with; "
+           "arenafix inspect PID judges a running one by its arenas\n");
     printf("verdict: %s: %s\n", verdict_names[p->verdict], p->reason);
     if (p->verdict == AFX_AFFECTED) {
         if (p->shim_tried && p->shim_run.arenas >= p->expected)

@@ -15,14 +15,20 @@ $(B)/test/cli-static: test/cli/static.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -static -o $@ $<
 
 # A musl program (musl-tools), and arenawait linked statically against
-# the system's fixed glibc and against Debian's 2.36-8 as shipped
-# (libc6-dev-amd64-cross), for arenafix CMD and inspect.  Without the
-# tool or the library the tests that need them skip, naming it.
+# the host's own libc.a (libc6-dev's, in the multiarch directory) and
+# against Debian's 2.36-8 as shipped (libc6-dev-amd64-cross), for
+# arenafix CMD and inspect.  Without the tool or the library the tests
+# that need them skip, naming it.  The host's libc.a is named with -B
+# and -L: gcc searches /usr/x86_64-linux-gnu/lib first, so where
+# libc6-dev-amd64-cross is installed a plain -static links its 2.36-8.
 $(B)/test/muslwait: test/cli/muslwait.c | $(B)/test
 	@rm -f $@
 	-command -v musl-gcc >/dev/null && musl-gcc -O2 -o $@ $<
-$(B)/test/arenawait-static: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
-	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -static -o $@ $<
+HOST_STATIC_LIBC := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)
+$(B)/test/arenawait-static: test/cli/arenawait.c test/progs/arenas.h test/cli/cli.mk | $(B)/test
+	@rm -f $@
+	-[ -e $(HOST_STATIC_LIBC)/libc.a ] && \
+	    $(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -static -B$(HOST_STATIC_LIBC)/ -L$(HOST_STATIC_LIBC) -o $@ $<
 STATIC_AFFECTED_LIBC := /usr/x86_64-linux-gnu/lib
 $(B)/test/arenawait-static-affected: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
 	@rm -f $@

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arenarule.h"
 #include "harness.h"
 
 /* The test program name, or NULL (and a skip note) where it was not
@@ -47,17 +48,43 @@ END_TEST
 
 START_TEST(wrap_runs_a_static_program_untouched)
 {
-    const char *st = test_prog("arenawait-static");
-    if (skip_emulated(__func__, "the static program is the build machine's"))
+    const char *st = built("arenawait-static", __func__, "the host's own libc.a (libc6-dev)");
+    if (st == NULL || skip_emulated(__func__, "the static program is the build machine's"))
         return;
     struct run r;
     run(&r, NULL, ARGV(cli(), st, "30", "pinned"));
     ck_assert_status(&r, 0);
     ck_assert_msg(strncmp(r.out, "arenas=", 7) == 0, "%s", r.out);
-    ck_assert_msg(strstr(r.err, "statically linked") != NULL && strstr(r.err, "MALLOC_ARENA_MAX=") != NULL
+    char setting[64];
+    snprintf(setting, sizeof setting, "MALLOC_ARENA_MAX=%ld ", afx_arena_limit(sysconf(_SC_NPROCESSORS_ONLN)));
+    ck_assert_msg(strstr(r.err, "statically linked") != NULL && strstr(r.err, setting) != NULL
                       && strstr(r.err, "mallopt(M_ARENA_MAX") != NULL,
                   "no warning: %s", r.err);
+    ck_assert_msg(strstr(r.err, "rebuild it against a fixed glibc") == NULL, "the rebuild advised: %s", r.err);
     run_free(&r);
+}
+END_TEST
+
+/* A static program carries the libc.a it was linked with, which probe
+ * never runs.  The host's own libc.a is the build of its libc.so.6, so
+ * it takes the limit the shared glibc takes, fixed or not: on Debian 12,
+ * libc6-dev 2.36-9+deb12u14's gives 16 pinned, as its libc.so.6 does,
+ * where the 2.36-8 libc.a of libc6-dev-amd64-cross gives 9. */
+START_TEST(static_program_on_the_hosts_libc_a_counts_as_its_shared_glibc)
+{
+    const char *st = built("arenawait-static", __func__, "the host's own libc.a (libc6-dev)");
+    if (st == NULL || skip_emulated(__func__, "the static program is the build machine's"))
+        return;
+    struct run shared, linked;
+    run(&shared, NULL, ARGV(test_prog("arenawait"), "30", "pinned"));
+    run(&linked, NULL, ARGV(st, "30", "pinned"));
+    ck_assert_status(&shared, 0);
+    ck_assert_status(&linked, 0);
+    ck_assert_msg(strncmp(shared.out, "arenas=", 7) == 0, "%s", shared.out);
+    ck_assert_msg(strcmp(linked.out, shared.out) == 0, "static on the host's libc.a: %s; dynamic on its libc.so.6: %s",
+                  linked.out, shared.out);
+    run_free(&shared);
+    run_free(&linked);
 }
 END_TEST
 
@@ -97,26 +124,39 @@ static bool start_static_hit(struct live *l, const char *test)
     return true;
 }
 
+/* The advice for a static program is the limit, with its value: a
+ * rebuild against a fixed glibc leaves it hit where gcc -static links an
+ * unfixed libc.a (libc6-dev-amd64-cross's 2.36-8, ahead of the host's). */
 START_TEST(inspect_static_hit_gets_a_fix_that_works)
 {
     struct live l;
     struct run r;
-    char pid[32];
+    char pid[32], setting[64];
+    long online = sysconf(_SC_NPROCESSORS_ONLN), value = 0;
+    const char *const lead = "no preload reaches a static program: restart it with ";
+    const char *const heading = "these are static programs, which no preload reaches";
     if (!start_static_hit(&l, __func__))
         return;
     snprintf(pid, sizeof pid, "%d", (int)l.pid);
     run(&r, NULL, ARGV(cli(), "inspect", pid));
     live_stop(&l);
     ck_assert_status(&r, 3);
-    ck_assert_msg(strstr(r.out, "verdict: hit: ") != NULL && strstr(r.out, "no preload reaches a static program") != NULL
-                      && strstr(r.out, "MALLOC_ARENA_MAX") != NULL,
-                  "%s", r.out);
+    const char *verdict = strstr(r.out, "verdict: hit: ");
+    const char *advice = verdict != NULL ? strstr(verdict, lead) : NULL;
+    ck_assert_msg(advice != NULL && sscanf(advice + strlen(lead), "MALLOC_ARENA_MAX=%ld ", &value) == 1,
+                  "no value advised: %s", r.out);
+    ck_assert_int_eq(value, afx_arena_limit(online));
+    snprintf(setting, sizeof setting, "MALLOC_ARENA_MAX=%ld", value);
+    ck_assert_msg(strstr(r.out, heading) != NULL && strstr(strstr(r.out, heading), setting) != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "rebuild it against a fixed glibc") == NULL, "the rebuild advised: %s", r.out);
     ck_assert_msg(strstr(r.out, "restart it under arenafix") == NULL && strstr(r.out, "arenafix CMD), in") == NULL,
                   "preload advised: %s", r.out);
     run_free(&r);
     /* The advice, followed: its environment's limit gives the fixed count. */
-    run(&r, ARGV("MALLOC_ARENA_MAX=16"), ARGV(test_prog("arenawait-static-affected"), "30", "pinned"));
-    ck_assert_str_eq(r.out, "arenas=16\n");
+    char want[32];
+    snprintf(want, sizeof want, "arenas=%ld\n", afx_fixed_glibc_arenas(30, online));
+    run(&r, ARGV(setting), ARGV(test_prog("arenawait-static-affected"), "30", "pinned"));
+    ck_assert_str_eq(r.out, want);
     run_free(&r);
 }
 END_TEST
@@ -150,6 +190,7 @@ Suite *libc_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, wrap_runs_a_musl_program_untouched);
     tcase_add_test(tc, wrap_runs_a_static_program_untouched);
+    tcase_add_test(tc, static_program_on_the_hosts_libc_a_counts_as_its_shared_glibc);
     tcase_add_test(tc, inspect_never_advises_the_preload_for_musl);
     tcase_add_test(tc, inspect_static_hit_gets_a_fix_that_works);
     tcase_add_test(tc, scan_lists_a_static_hit);
