@@ -26,6 +26,7 @@
 #include "real.h"
 #include "sysread.h"
 #include "tls.h"
+#include "touch.h"
 #include "usersettings.h"
 
 
@@ -53,7 +54,6 @@ static atomic_bool off;
  * process's own.  Nothing is read from a file after that. */
 static long online_at_start = -1;
 static const char *online_source_at_start;
-static long cpus_at_start = -1;
 /* M_ARENA_MAX: armed (or not decided), being set, set, not to be set. */
 enum { ARMED, SETTING, SET, STOOD_DOWN };
 static atomic_int arena_max_state;
@@ -165,7 +165,6 @@ static void init_process(void)
     startup.thread_cpus = -1;
     atomic_store(&highest_arena_test, afx_arena_test(&startup));
     online_at_start = afx_online_cpus(&online_source_at_start);
-    cpus_at_start = afx_thread_cpus();
     /* Threads are counted by arenafix as it creates them (no /proc
      * read at a creation); those that run already (a library loaded
      * by dlopen) are counted once, here, for good: early, never late. */
@@ -340,8 +339,9 @@ static void explain(const struct afx_facts *f)
             !d.set_arena_max || state == SET || state == SETTING
                 ? ""
                 : "; set when the process nears arena_test threads, before glibc fixes its "
-                  "limit (threads glibc starts itself are counted only by their arenas, at the "
-                  "next pthread_create: ARENAFIX_EAGER=1 sets it at startup)");
+                  "limit, or at a SIGEV_THREAD timer, getaddrinfo_a or POSIX AIO call from a "
+                  "narrowed thread (threads started out of arenafix's sight are counted by their "
+                  "arenas, at the next pthread_create: ARENAFIX_EAGER=1 sets it at startup)");
 }
 
 static bool first_to_explain(void)
@@ -362,6 +362,22 @@ static bool same_choices(const struct afx_facts *a, const struct afx_facts *b)
     return a->program_arena_max == b->program_arena_max
            && a->program_arena_test == b->program_arena_test
            && a->highest_arena_test == b->highest_arena_test;
+}
+
+/* The program's own M_ARENA_MAX in force again, after a call of
+ * arenafix's may have gone over it: its latest value, read after each
+ * call until it holds (four times at most, for a program that keeps
+ * choosing meanwhile). */
+static void put_back_program_max(const struct afx_real *real)
+{
+    int program = atomic_load(&program_arena_max);
+    for (int round = 0; program > 0 && round < 4; round++) {
+        real->mallopt.fn(M_ARENA_MAX, program);
+        int now = atomic_load(&program_arena_max);
+        if (now == program)
+            return;
+        program = now;
+    }
 }
 
 /* Set M_ARENA_MAX, or stand down, from the facts F; arena_max_state is
@@ -403,10 +419,10 @@ static void set_arena_max(const struct afx_facts *f, bool explained_now)
         now = after;
     }
     /* Where arenafix's value went over the program's, the program's is
-     * put back. */
-    int program = atomic_load(&program_arena_max);
-    if (overwrote && program > 0 && real != NULL && real->mallopt.fn != NULL)
-        real->mallopt.fn(M_ARENA_MAX, program);
+     * put back, its latest: read again after each call, as a later
+     * choice may have come between the read and glibc's lock. */
+    if (overwrote && real != NULL && real->mallopt.fn != NULL)
+        put_back_program_max(real);
     settle(SETTING, STOOD_DOWN);
     atomic_store(&touch, d.touch);
     /* A change since the line that said it would be set. */
@@ -448,8 +464,10 @@ static bool due_now(long creating)
     if (alive < 0 || alive + flight > due_past)
         return true;
     /* The count mallocs in this thread: on a narrowed mask, that malloc
-     * could be the one that fixes glibc's limit. */
-    if (afx_thread_cpus() < online_at_start)
+     * could be the one that fixes glibc's limit, unless the thread holds
+     * an arena already (the main one's, the constructor's, a touched
+     * one). */
+    if (afx_thread_cpus() < online_at_start && afx_touch_pending())
         return true;
     long arenas = __libc_single_threaded ? 1 : afx_count_arenas();
     return arenas < 0 || arenas + flight > due_past;
@@ -506,6 +524,23 @@ bool afx_creation_quiet(void)
     return atomic_load_explicit(&quiet, memory_order_acquire);
 }
 
+void afx_before_helpers(void)
+{
+    init_late();
+    if (atomic_load_explicit(&off, memory_order_relaxed))
+        return;
+    decide_late();
+    /* glibc's threads inherit this thread's mask: narrower than the CPUs
+     * online, the first of them to need the ninth arena would fix the
+     * limit from it, and none is seen starting.  Wide, their arenas are
+     * counted at the next creation, as those of any thread not seen. */
+    long cpus = afx_thread_cpus();
+    bool narrow = cpus > 0 && online_at_start > 0 && cpus < online_at_start;
+    int state = atomic_load(&arena_max_state);
+    if ((narrow && state == ARMED) || state == SETTING || !atomic_load(&explained))
+        decide_now(narrow && state == ARMED);
+}
+
 void afx_after_create(void)
 {
     atomic_fetch_sub(&in_flight, 1);
@@ -547,27 +582,23 @@ static bool touch_named(void)
 
 bool afx_touch_possible(void)
 {
-    return is_initialised() ? afx_touch_enabled() : touch_named();
+    /* getenv and getauxval are bound lazily: a first call saves every
+     * register on the stack, more than a handler on a small alternate
+     * stack may have left, and the touch is never made there anyway
+     * (touch.c). */
+    if (!is_initialised())
+        return !afx_on_alternate_stack() && touch_named();
+    return afx_touch_enabled();
 }
 
 /* Set from the constructor, before main: why, for the lines that say a
  * program's later choice came too late (arenafix's own setting, not
  * glibc, fixed the limit then). */
-static atomic_int set_before_main;
-enum { NOT_BEFORE_MAIN, EAGER, STARTED_NARROW };
+static atomic_bool set_before_main;
 
 static const char *set_before_main_why(void)
 {
-    switch (atomic_load(&set_before_main)) {
-    case EAGER:
-        return " before main (ARENAFIX_EAGER=1)";
-    case STARTED_NARROW:
-        return " before main (the process started on fewer CPUs than are online: glibc's own "
-               "threads, which no interposer sees start, would have fixed the limit from that "
-               "mask)";
-    default:
-        return "";
-    }
+    return atomic_load(&set_before_main) ? " before main (ARENAFIX_EAGER=1)" : "";
 }
 
 void afx_note_program_mallopt(int param, int value)
@@ -595,7 +626,18 @@ void afx_note_program_mallopt(int param, int value)
     if (!startup.cfg.verbose)
         return;
     /* glibc fixes its limit at the first arena created after
-     * M_ARENA_MAX is set: if none was, the program's value applies. */
+     * M_ARENA_MAX is set: if none was, the program's value applies.  The
+     * count mallocs in this thread, before the program's call: in a
+     * thread that holds no arena yet, that malloc would make one, and
+     * fix arenafix's value as glibc's limit.  It is counted only where
+     * the thread holds one (the main thread, the constructor's). */
+    if (afx_touch_pending()) {
+        afx_log("the program called mallopt(M_ARENA_MAX, %d) after arenafix set M_ARENA_MAX to "
+                "%ld%s: the program's value applies unless a thread has needed a new arena since "
+                "(then set MALLOC_ARENA_MAX=%d, which arenafix leaves alone)",
+                value, atomic_load(&arena_max_value), set_before_main_why(), value);
+        return;
+    }
     long now = afx_count_arenas(), then = atomic_load(&arenas_when_set);
     if (now >= 0 && now <= then)
         afx_log("the program called mallopt(M_ARENA_MAX, %d) after arenafix set %ld, before "
@@ -628,7 +670,11 @@ void afx_after_program_mallopt(int param, int value)
     }
     if (state != SET)
         return;
-    struct afx_facts f = facts_now(true);
+    /* Decided without a count of the arenas: the count mallocs in this
+     * thread, which, holding no arena yet, would make one and fix
+     * arenafix's present value as glibc's limit.  A new value set after
+     * glibc fixed its limit changes nothing, so it is set regardless. */
+    struct afx_facts f = facts_now(!afx_touch_pending());
     char why[400];
     struct afx_decision d = afx_decide(&f, why, sizeof why);
     long was = atomic_load(&arena_max_value), then = atomic_load(&arenas_when_set);
@@ -637,11 +683,16 @@ void afx_after_program_mallopt(int param, int value)
         return;
     /* glibc fixes its limit at the first arena created after
      * M_ARENA_MAX is set: if none was, a new value still applies. */
-    if (f.arenas >= 0 && f.arenas <= then) {
+    if (f.arenas <= then) {
         real->mallopt.fn(M_ARENA_MAX, (int)d.arena_max);
         atomic_store(&arena_max_value, d.arena_max);
+        /* A program's M_ARENA_MAX from another thread meanwhile stands. */
+        put_back_program_max(real);
         if (startup.cfg.verbose)
-            afx_log("the program called mallopt(M_ARENA_TEST, %d): %s", value, why);
+            afx_log("the program called mallopt(M_ARENA_TEST, %d): %s%s", value, why,
+                    f.arenas < 0 ? " (in force unless a thread has needed a new arena since "
+                                   "arenafix set its limit)"
+                                 : "");
     } else if (startup.cfg.verbose) {
         afx_log("the program called mallopt(M_ARENA_TEST, %d) too late: arenafix had set "
                 "M_ARENA_MAX to %ld%s, and glibc made arenafix's value its limit at the first "
@@ -687,11 +738,10 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
         return;
     }
     /* A process that starts on fewer CPUs than are online (taskset, a
-     * cpuset, CPUAffinity=, isolcpus) needs the limit before its first
-     * thread, and before any thread glibc starts itself, which inherits
-     * the narrow mask and would fix the limit from it. */
-    bool narrow = cpus_at_start > 0 && online_at_start > 0 && cpus_at_start < online_at_start;
-    bool now = startup.cfg.eager || narrow;
+     * cpuset, CPUAffinity=, isolcpus) keeps glibc's window as on the
+     * fixed glibc: its threads are seen starting, and the calls behind
+     * which glibc starts its own set the limit first (helpers.c). */
+    bool now = startup.cfg.eager;
     /* Asked to act now, or to say what it decided: decide now. */
     if (now || startup.cfg.verbose)
         decide_late();
@@ -701,6 +751,6 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     if (now || (startup.cfg.verbose && !__libc_single_threaded))
         decide_now(now);
     if (now && atomic_load(&arena_max_state) == SET)
-        atomic_store(&set_before_main, startup.cfg.eager ? EAGER : STARTED_NARROW);
+        atomic_store(&set_before_main, true);
     afx_leave();
 }

@@ -23,6 +23,12 @@ void afx_before_create(void);
  * system call, no thread-local access. */
 bool afx_creation_quiet(void);
 
+/* Before a call behind which glibc starts threads of its own
+ * (helpers.c; afx_enter() held): decide, and set M_ARENA_MAX now where
+ * this thread, whose mask they inherit, is narrower than the CPUs
+ * online. */
+void afx_before_helpers(void);
+
 /* After the real create returned, whatever it returned. */
 void afx_after_create(void);
 

@@ -69,7 +69,7 @@ static bool same_object(void *a, void *b)
  * dlvsym only matches definitions that carry that version, so it skips
  * an interposer loaded after us that defines the name unversioned (a
  * sanitizer runtime, a tracer): the call must reach that one. */
-static void *bind(const char *name, const char *const *versions)
+static void *bind_next(const char *name, const char *const *versions)
 {
     void *next = dlsym(RTLD_NEXT, name);
     for (; versions != NULL && *versions != NULL; versions++) {
@@ -104,12 +104,32 @@ static void bind_all(struct afx_real *table)
     /* In libc from 2.34, in libpthread from 2.28. */
     static const char *const thrd_v[] = { "GLIBC_2.34", "GLIBC_2.28", NULL };
 
-    table->pthread_create.ptr = bind("pthread_create", create_v);
-    table->thrd_create.ptr = bind("thrd_create", thrd_v);
-    table->sched_setaffinity.ptr = bind("sched_setaffinity", sched_v);
-    table->pthread_setaffinity_np.ptr = bind("pthread_setaffinity_np", pset_v);
-    table->mallopt.ptr = bind("mallopt", mallopt_v);
-    table->libc_mallopt.ptr = bind("__libc_mallopt", mallopt_v);
+    table->pthread_create.ptr = bind_next("pthread_create", create_v);
+    table->thrd_create.ptr = bind_next("thrd_create", thrd_v);
+    table->sched_setaffinity.ptr = bind_next("sched_setaffinity", sched_v);
+    table->pthread_setaffinity_np.ptr = bind_next("pthread_setaffinity_np", pset_v);
+    table->mallopt.ptr = bind_next("mallopt", mallopt_v);
+    table->libc_mallopt.ptr = bind_next("__libc_mallopt", mallopt_v);
+    /* In libc from 2.34; in librt (libanl for getaddrinfo_a) before,
+     * found by dlsym where the program loaded it. */
+#ifdef AFX_HAVE_OLD_HELPER_CALLS
+    static const char *const timer_v[] = { "GLIBC_2.34", "GLIBC_2.3.3", NULL };
+    static const char *const lio_v[] = { "GLIBC_2.34", "GLIBC_2.4", NULL };
+#else
+    static const char *const *const timer_v = NULL;
+    static const char *const *const lio_v = NULL;
+#endif
+    table->timer_create.ptr = bind_next("timer_create", timer_v);
+    table->mq_notify.ptr = bind_next("mq_notify", NULL);
+    table->getaddrinfo_a.ptr = bind_next("getaddrinfo_a", NULL);
+    table->aio_read.ptr = bind_next("aio_read", NULL);
+    table->aio_write.ptr = bind_next("aio_write", NULL);
+    table->aio_fsync.ptr = bind_next("aio_fsync", NULL);
+    table->lio_listio.ptr = bind_next("lio_listio", lio_v);
+    table->aio_read64.ptr = bind_next("aio_read64", NULL);
+    table->aio_write64.ptr = bind_next("aio_write64", NULL);
+    table->aio_fsync64.ptr = bind_next("aio_fsync64", NULL);
+    table->lio_listio64.ptr = bind_next("lio_listio64", lio_v);
 #ifdef AFX_HAVE_OLD_AFFINITY
     table->sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
     table->pthread_setaffinity_np_old.ptr =
@@ -133,6 +153,9 @@ const struct afx_real *afx_real(void)
     if (binding_here)
         return NULL;
     int saved = errno;
+    /* From here, an interposer reached by this thread (a preloaded mmap
+     * or dlsym that calls one) does without. */
+    binding_here = true;
     unsigned slot = atomic_fetch_add(&next_slot, 1);
     struct afx_real *mine = slot < SLOTS ? &slots[slot] : NULL;
     /* More binders at once than slots: a page of its own, not a wait for
@@ -147,12 +170,12 @@ const struct afx_real *afx_real(void)
     }
     if (mine == NULL) {
         /* No memory for a page: a published table is all there is. */
+        binding_here = false;
         errno = saved;
         while ((table = atomic_load_explicit(&published, memory_order_acquire)) == NULL)
             sched_yield();
         return table;
     }
-    binding_here = true;
     bind_all(mine);
     binding_here = false;
     errno = saved;

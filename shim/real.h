@@ -2,10 +2,15 @@
 #ifndef AFX_REAL_H
 #define AFX_REAL_H
 
+#include <aio.h>
+#include <mqueue.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <threads.h>
+#include <time.h>
 
 /* Old calling conventions kept for binaries linked against them:
  * before glibc 2.3.4 the affinity calls took no size (128 bytes). */
@@ -16,6 +21,11 @@
  * attribute, which glibc converts before it creates the thread. */
 #if defined(__i386__)
 #define AFX_HAVE_OLD_PTHREAD_CREATE 1
+#endif
+/* timer_create and lio_listio had an older calling convention too
+ * (before glibc 2.3.3 and 2.4): its versions are left to glibc. */
+#if defined(__x86_64__) || defined(__i386__)
+#define AFX_HAVE_OLD_HELPER_CALLS 1
 #endif
 
 struct afx_real {
@@ -45,6 +55,44 @@ struct afx_real {
         int (*fn)(int, int);
         void *ptr;
     } libc_mallopt;
+    /* The calls behind which glibc starts threads of its own
+     * (helpers.c). */
+    union {
+        int (*fn)(clockid_t, struct sigevent *, timer_t *);
+        void *ptr;
+    } timer_create;
+    union {
+        int (*fn)(mqd_t, const struct sigevent *);
+        void *ptr;
+    } mq_notify;
+    union {
+        int (*fn)(int, struct gaicb **, int, struct sigevent *);
+        void *ptr;
+    } getaddrinfo_a;
+    union {
+        int (*fn)(struct aiocb *);
+        void *ptr;
+    } aio_read, aio_write;
+    union {
+        int (*fn)(int, struct aiocb *);
+        void *ptr;
+    } aio_fsync;
+    union {
+        int (*fn)(int, struct aiocb *const[], int, struct sigevent *);
+        void *ptr;
+    } lio_listio;
+    union {
+        int (*fn)(struct aiocb64 *);
+        void *ptr;
+    } aio_read64, aio_write64;
+    union {
+        int (*fn)(int, struct aiocb64 *);
+        void *ptr;
+    } aio_fsync64;
+    union {
+        int (*fn)(int, struct aiocb64 *const[], int, struct sigevent *);
+        void *ptr;
+    } lio_listio64;
 #ifdef AFX_HAVE_OLD_AFFINITY
     union {
         int (*fn)(pid_t, const cpu_set_t *);

@@ -353,7 +353,7 @@ int afx_touch_thrd_create(afx_thrd_create_fn *create, thrd_t *thread, thrd_start
  * so): a malloc there could find the thread's own malloc interrupted, and
  * the stack small.  The thread stays untouched: its next narrowing, in
  * normal code, touches. */
-static bool on_alternate_stack(void)
+bool afx_on_alternate_stack(void)
 {
     stack_t ss;
     int saved = errno;
@@ -365,7 +365,7 @@ static bool on_alternate_stack(void)
 void afx_touch_after_narrowing(const unsigned char *before, long cpus)
 {
     unsigned char now[AFX_MASK_BYTES];
-    if (cpus <= 0 || on_alternate_stack() || !afx_enter())
+    if (cpus <= 0 || afx_on_alternate_stack() || !afx_enter())
         return;
     int saved = errno;
     long after = afx_mask_get(now);

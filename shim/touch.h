@@ -41,4 +41,8 @@ bool afx_touch_pending(void);
  * is not safe: see "Async-signal safety" in docs/internals.md. */
 void afx_touch_after_narrowing(const unsigned char *before, long cpus);
 
+/* Whether this thread runs on its signal alternate stack (a system
+ * call through a pointer filled at load: no lazy binding). */
+bool afx_on_alternate_stack(void);
+
 #endif

@@ -90,9 +90,38 @@ START_TEST(glibc_threads_in_a_process_started_narrow)
 }
 END_TEST
 
-/* Started narrow, the limit is set before main, yet the program's own
- * choices made before its threads still count, as on a fixed glibc: its
- * arena_test raises the limit, its M_ARENA_MAX replaces it. */
+/* Narrowed by its main thread after it started, then SIGEV_THREAD
+ * timers: glibc starts their threads itself, on the main thread's one
+ * CPU, and no interposer sees them start; timer_create is where
+ * arenafix sets the limit (0.1.0: 9 arenas on every affected glibc). */
+START_TEST(glibc_threads_after_the_process_narrowed)
+{
+    const struct glibc *g = afx_proving(_i);
+    if (afx_online < 2) {
+        afx_skip("a process that narrows, then arms timers", "one CPU online: nothing is narrower");
+        return;
+    }
+    const char *args[] = { "pin-timers", "30", NULL };
+    int oracle = run_mode(&afx_glibcs[0], NULL, args);
+    int without = run_mode(g, NULL, args);
+    int mallopt = run_mode(g, "mallopt", args);
+    int both = run_mode(g, "both", args);
+    printf("sandbox: the main thread pins itself, then 30 SIGEV_THREAD timers' threads: "
+           "system=%d %s=%d %s+arenafix: mallopt=%d both=%d\n", oracle, g->name, without,
+           g->name, mallopt, both);
+    ck_assert_int_eq(oracle, afx_fixed_arenas(30));
+    if (g->affected)
+        ck_assert_int_eq(without, AFX_BUG_ARENAS);
+    ck_assert_int_eq(mallopt, oracle);
+    ck_assert_int_eq(both, oracle);
+}
+END_TEST
+
+/* Started narrow, the program keeps glibc's window as on a fixed glibc:
+ * its own choices, made before its threads or after its first, count
+ * (its arena_test raises the limit, its M_ARENA_MAX replaces it).
+ * 0.1.0 set its limit before main there, and a choice made after the
+ * first thread gave 16 arenas where the fixed glibc gives 4 and 21. */
 START_TEST(choices_in_a_process_started_narrow)
 {
     const struct glibc *g = afx_proving(_i);
@@ -106,6 +135,8 @@ START_TEST(choices_in_a_process_started_narrow)
         /* the program's limit stays when its arena_test comes after */
         { "mallopt:max:2", "mallopt:test:64", "free:12" },
         { "pinned:30" },
+        { "one", "mallopt:max:4", "pinned:30" },
+        { "one", "mallopt:test:20", "pinned:30" },
     };
     cpu_set_t wide, one;
     ck_assert(first_allowed_cpu(&wide, &one));
@@ -118,8 +149,9 @@ START_TEST(choices_in_a_process_started_narrow)
         afx_run(&c, g, afx_testlib, mallopt, "steps", steps);
         int with = afx_arenas(&c);
         ck_assert_int_eq(sched_setaffinity(0, sizeof wide, &wide), 0);
-        printf("sandbox: on one CPU from the start, \"%s %s\": system=%d %s+arenafix=%d\n",
-               steps[0], steps[1] != NULL ? steps[1] : "", oracle, g->name, with);
+        printf("sandbox: on one CPU from the start, \"%s %s %s\": system=%d %s+arenafix=%d\n",
+               steps[0], steps[1] != NULL ? steps[1] : "",
+               steps[1] != NULL && steps[2] != NULL ? steps[2] : "", oracle, g->name, with);
         ck_assert_msg(with == oracle, "\"%s\" started narrow on %s: %d arenas, the fixed glibc "
                       "gives %d\n%s", steps[0], g->name, with, oracle, c.err);
     }
@@ -162,6 +194,7 @@ Suite *sandbox_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, locked_down_program_makes_its_threads, 0, afx_nproving());
     tcase_add_loop_test(tc, glibc_threads_in_a_process_started_narrow, 0, afx_nproving());
+    tcase_add_loop_test(tc, glibc_threads_after_the_process_narrowed, 0, afx_nproving());
     tcase_add_loop_test(tc, choices_in_a_process_started_narrow, 0, afx_nproving());
     tcase_add_loop_test(tc, off_changes_nothing, 0, afx_nproving());
     suite_add_tcase(s, tc);

@@ -42,8 +42,10 @@ __attribute__((constructor)) static void start_one(void)
     if (atomic_load(&afx_race_wait_for_main)) {
         /* Up to two seconds for the main thread to block: it does in
          * microseconds where it waits for the loader's lock, and never
-         * where it does not (then the round goes on regardless). */
-        for (int i = 0; i < 20000 && main_state() != 'S'; i++) {
+         * where it does not (then the round goes on regardless); not at
+         * all without /proc. */
+        char state;
+        for (int i = 0; i < 20000 && (state = main_state()) != 'S' && state != '?'; i++) {
             struct timespec t = { 0, 100000 };
             nanosleep(&t, NULL);
         }

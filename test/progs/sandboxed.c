@@ -1,7 +1,7 @@
 /* Threads started after a program locked itself down, or by glibc
  * itself:
  *
- *   sandboxed [--seccomp] pinned|unclean|timers N
+ *   sandboxed [--seccomp] pinned|unclean|timers|pin-timers N
  *
  * --seccomp: first thing in main, install a seccomp filter that kills
  * the process (SIGSYS, status 159) on any open or openat, as a browser's
@@ -12,7 +12,9 @@
  * bug 28850, so a preload that only forwards must leave what no preload
  * leaves).  timers: N SIGEV_THREAD timers fire at once; glibc
  * starts their threads itself (no pthread_create of the program's), and
- * each callback mallocs.  Every thread holds its arena until all have
+ * each callback mallocs.  pin-timers: the main thread pins itself to the
+ * first CPU it may use (through sched_setaffinity), then arms the timers,
+ * whose threads inherit its mask.  Every thread holds its arena until all have
  * one; then "arenas=N" is printed (malloc_info into memory: no file). */
 #include <errno.h>
 #include <pthread.h>
@@ -74,10 +76,11 @@ int main(int argc, char **argv)
         i++;
     }
     if (argc - i != 2) {
-        fprintf(stderr, "usage: sandboxed [--seccomp] pinned|unclean|timers N\n");
+        fprintf(stderr, "usage: sandboxed [--seccomp] pinned|unclean|timers|pin-timers N\n");
         return 2;
     }
-    bool timers = strcmp(argv[i], "timers") == 0;
+    bool pin_first = strcmp(argv[i], "pin-timers") == 0;
+    bool timers = pin_first || strcmp(argv[i], "timers") == 0;
     unclean = strcmp(argv[i], "unclean") == 0;
     int n = atoi(argv[i + 1]);
     cpu_set_t allowed;
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
         die(argv[i], EINVAL);
     if (!first_allowed_cpu(&allowed, &one))
         die("sched_getaffinity", errno);
+    if (pin_first && sched_setaffinity(0, sizeof one, &one) != 0)
+        die("sched_setaffinity", errno);
     pthread_barrier_init(&attached, NULL, (unsigned)n + 1);
     pthread_barrier_init(&release, NULL, (unsigned)n + 1);
     pthread_t threads[256];
