@@ -5,10 +5,12 @@
  * this process has no thread, so each meets the library undecided.
  *
  *   loaderrace shape N    the main thread has called mallopt (the
- *                         library has bound its functions); a timer's
- *                         thread dlopens libloaderplugin.so, whose
- *                         constructor waits until the main thread sleeps
- *                         in its first pthread_create, then starts one
+ *                         library has bound its functions); a thread
+ *                         started through glibc's own pthread_create
+ *                         (looked up by version, as some libraries do)
+ *                         dlopens libloaderplugin.so, whose constructor
+ *                         waits until the main thread sleeps in its first
+ *                         pthread_create, then starts one
  *   loaderrace stress N   two threads started through glibc's own
  *                         pthread_create (looked up by version, as some
  *                         libraries do) dlopen and dlclose the plugin,
@@ -60,34 +62,48 @@ static void create_and_join(int (*create)(pthread_t *, const pthread_attr_t *,
     pthread_join(t, NULL);
 }
 
-static void open_plugin(union sigval unused)
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+/* glibc's own pthread_create, past arenafix's unversioned one: dlvsym
+ * asks for a definition of that version.  Its threads are not seen
+ * starting. */
+static create_fn *unseen_create(void)
 {
-    (void)unused;
+    static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.1",
+                                            "GLIBC_2.17", "GLIBC_2.0" };
+    create_fn *unseen = NULL;
+    for (size_t i = 0; unseen == NULL && i < sizeof versions / sizeof versions[0]; i++)
+        unseen = (create_fn *)dlvsym(RTLD_DEFAULT, "pthread_create", versions[i]);
+    if (unseen == NULL)
+        die("dlvsym pthread_create", "no version found");
+    return unseen;
+}
+
+static void *open_plugin(void *unused)
+{
     if (dlopen(plugin, RTLD_NOW | RTLD_LOCAL) == NULL)
         die("dlopen", dlerror());
+    return unused;
 }
 
 static void shape(void)
 {
     /* Any parameter: the library binds its functions at the first
      * mallopt, so that the first pthread_create goes straight to the
-     * decision. */
+     * decision.  (A SIGEV_THREAD timer's thread, the same shape, now
+     * meets a decision made at timer_create.) */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     atomic_store(&afx_race_wait_for_main, 1);
-    struct sigevent ev = { .sigev_notify = SIGEV_THREAD, .sigev_notify_function = open_plugin };
-    timer_t timer;
-    struct itimerspec when = { .it_value.tv_nsec = 100000 };
-    if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0
-        || timer_settime(timer, 0, &when, NULL) != 0)
-        die("timer", strerror(errno));
+    pthread_t opener;
+    if (unseen_create()(&opener, NULL, open_plugin, NULL) != 0)
+        die("pthread_create", "the unseen thread");
     while (atomic_load(&afx_race_ctor_started) == 0)
         sched_yield();
     create_and_join(pthread_create);
     while (atomic_load(&afx_race_ctor_started) != 2)
         sched_yield();
+    pthread_join(opener, NULL);
 }
-
-typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 static void *load_and_unload(void *arg)
 {
@@ -103,15 +119,7 @@ static void *load_and_unload(void *arg)
 
 static void stress(void)
 {
-    /* glibc's own, past arenafix's unversioned one: dlvsym asks for a
-     * definition of that version. */
-    static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.1",
-                                            "GLIBC_2.17", "GLIBC_2.0" };
-    create_fn *unseen = NULL;
-    for (size_t i = 0; unseen == NULL && i < sizeof versions / sizeof versions[0]; i++)
-        unseen = (create_fn *)dlvsym(RTLD_DEFAULT, "pthread_create", versions[i]);
-    if (unseen == NULL)
-        die("dlvsym pthread_create", "no version found");
+    create_fn *unseen = unseen_create();
     pthread_t loaders[2];
     for (int i = 0; i < 2; i++)
         if (unseen(&loaders[i], NULL, load_and_unload, NULL) != 0)

@@ -38,8 +38,9 @@
  *                     one by one and malloc; without the library, after
  *                     the 7th; prints at-mallopt=N, the arenas at the
  *                     program's call (the fixed glibc keeps that count)
- *   moments dlopen    a timer's thread (which the library does not see
- *                     start) makes the process's first pthread_create
+ *   moments dlopen    a thread started through glibc's own pthread_create
+ *                     (which the library does not see start) makes the
+ *                     process's first pthread_create
  *                     while the main thread is in dlopen, whose library's
  *                     constructor starts a thread (dl_load_lock held)
  *   moments cancel    a thread with a cancellation pending, holding a
@@ -477,9 +478,8 @@ static void mallopt_while_setting(void)
 
 sem_t afx_ctor_go;
 
-static void first_call_from_timer(union sigval unused)
+static void *first_call_unseen(void *unused)
 {
-    (void)unused;
     while (sem_wait(&afx_ctor_go) != 0)
         ;
     sleep_ms(50);
@@ -487,21 +487,28 @@ static void first_call_from_timer(union sigval unused)
     int rc = pthread_create(&t, NULL, once, NULL);
     if (rc == 0)
         pthread_join(t, NULL);
-    printf("timer-create=%d\n", rc);
+    printf("unseen-create=%d\n", rc);
+    return unused;
 }
 
+/* The thread that makes the first call is started through glibc's own
+ * pthread_create (looked up by version, past arenafix's unversioned
+ * one), not by a SIGEV_THREAD timer, whose timer_create arenafix now
+ * sees (and binds at). */
 static void dlopen_while_first_call(const char *lib)
 {
     sem_init(&afx_ctor_go, 0, 0);
-    struct sigevent ev = { .sigev_notify = SIGEV_THREAD,
-                           .sigev_notify_function = first_call_from_timer };
-    timer_t t;
-    struct itimerspec when = { .it_value.tv_nsec = 1000000 };
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0)
-        die("timer", errno);
+    static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.1",
+                                            "GLIBC_2.17", "GLIBC_2.0" };
+    create_fn *unseen = NULL;
+    for (size_t i = 0; unseen == NULL && i < sizeof versions / sizeof versions[0]; i++)
+        unseen = (create_fn *)dlvsym(RTLD_DEFAULT, "pthread_create", versions[i]);
+    pthread_t t;
+    if (unseen == NULL || unseen(&t, NULL, first_call_unseen, NULL) != 0)
+        die("glibc's pthread_create", ENOENT);
     if (dlopen(lib, RTLD_NOW) == NULL)
         die(dlerror(), ENOENT);
-    sleep_ms(500);
+    pthread_join(t, NULL);
 }
 
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
