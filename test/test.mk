@@ -64,6 +64,9 @@ $(B)/test/moments: test/progs/moments.c test/progs/arenas.h | $(B)/test
 $(B)/test/libctorcreate.so: test/progs/ctorcreate.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
+$(B)/test/libforkinit.so: test/progs/forkinit.c test/progs/arenas.h | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
 $(B)/test/movecpu: test/progs/movecpu.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
@@ -93,7 +96,7 @@ $(B)/test/nover: test/progs/nover.c test/progs/arenas.h $(B)/test/nover-link/lib
 	    -Wl,-rpath,'$$ORIGIN'
 
 TEST_PROGS := $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/libctorcreate.so $(B)/test/attrthreads $(B)/test/sigflood \
-              $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe \
+              $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe $(B)/test/libforkinit.so \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so \
               $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so $(B)/test/fixedarenas \
