@@ -57,14 +57,14 @@ $(B)/test/%: test/progs/%.c test/progs/arenas.h test/progs/denyopen.h | $(B)/tes
 
 # Its malloc_info and read are the library's too (the hooks that hold a
 # creation at the moment under test).
-$(B)/test/moments: test/progs/moments.c test/progs/arenas.h | $(B)/test
+$(B)/test/moments: test/progs/moments.c test/progs/arenas.h test/progs/denyopen.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=malloc_info \
 	    -Wl,--export-dynamic-symbol=read -Wl,--export-dynamic-symbol=afx_ctor_go -o $@ $<
 
 $(B)/test/libctorcreate.so: test/progs/ctorcreate.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
-$(B)/test/libforkinit.so: test/progs/forkinit.c test/progs/arenas.h | $(B)/test
+$(B)/test/libforkinit.so: test/progs/forkinit.c test/progs/arenas.h test/progs/denyopen.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
 $(B)/test/movecpu: test/progs/movecpu.c test/progs/arenas.h | $(B)/test

@@ -21,12 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "arenas.h"
+#include "denyopen.h"
 
 enum { WORKERS = 30 };
 static sem_t fork_now, forked, attached, release;
@@ -77,15 +77,7 @@ static void *worker(void *unused)
 
 static void child(void)
 {
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
-        die("getrlimit", errno);
-    lim.rlim_cur = 64;
-    if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
-        die("setrlimit", errno);
-    while (open("/dev/null", O_RDONLY) >= 0)
-        ;
-    if (open("/sys/devices/system/cpu/online", O_RDONLY) >= 0 || errno != EMFILE)
+    if (afx_take_every_descriptor() != 0)
         die("taking every descriptor", errno);
     if (syscall(SYS_sched_setaffinity, 0, sizeof one_cpu, &one_cpu) != 0)
         die("sched_setaffinity", errno);
