@@ -52,8 +52,9 @@ static void feed_statcpus(void *p, const char *text, size_t len)
     afx_statcpus_feed(p, text, len);
 }
 
-/* The last count read from a file: a later read that fails for want of
- * a descriptor (EMFILE at one pthread_create) uses it. */
+/* The last count read from a file.  It is read once, at startup; but
+ * a process forked by another thread meanwhile starts again in the
+ * child, where no descriptor may be left (EMFILE): that read uses it. */
 static atomic_long last_online;
 
 long afx_online_cpus(const char **source)

@@ -60,11 +60,14 @@ $(B)/test/%: test/progs/%.c test/progs/arenas.h test/progs/denyopen.h | $(B)/tes
 
 # Its malloc_info and read are the library's too (the hooks that hold a
 # creation at the moment under test).
-$(B)/test/moments: test/progs/moments.c test/progs/arenas.h | $(B)/test
+$(B)/test/moments: test/progs/moments.c test/progs/arenas.h test/progs/denyopen.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=malloc_info \
 	    -Wl,--export-dynamic-symbol=read -Wl,--export-dynamic-symbol=afx_ctor_go -o $@ $<
 
 $(B)/test/libctorcreate.so: test/progs/ctorcreate.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
+$(B)/test/libforkinit.so: test/progs/forkinit.c test/progs/arenas.h test/progs/denyopen.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
 $(B)/test/movecpu: test/progs/movecpu.c test/progs/arenas.h | $(B)/test
@@ -105,7 +108,7 @@ $(B)/test/loaderrace: test/progs/loaderrace.c $(B)/test/libloaderplugin.so | $(B
 	    -Wl,--export-dynamic-symbol=afx_race_wait_for_main -o $@ $< -ldl -lrt
 
 TEST_PROGS := $(B)/test/loaderrace $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/libctorcreate.so $(B)/test/attrthreads $(B)/test/sigflood \
-              $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe \
+              $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe $(B)/test/libforkinit.so \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
               $(B)/test/libempty.so $(B)/test/libcountaff.so $(B)/test/libctorpin.so \
               $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so $(B)/test/fixedarenas \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenarule.h"
 #include "escape.h"
 #include "harness.h"
 #include "proc/heaps.h"
@@ -439,6 +440,22 @@ START_TEST(probe_judged_under_narrow_affinity)
 }
 END_TEST
 
+/* A host with one CPU online: pinned or not, every thread sees that
+ * CPU, and the affected glibc's limit is the fixed one's.  The probe's
+ * runs there show nothing either way: it cannot tell, never "not
+ * affected" (exit 0, which a fleet script takes for a pass). */
+START_TEST(probe_one_cpu_cannot_tell)
+{
+    struct afx_probe p = { .online = 1, .threads = afx_probe_threads() };
+    int arenas = (int)afx_fixed_glibc_arenas(p.threads, 1);
+    p.free_run = (struct afx_probe_run){ .arenas = arenas, .sees = 1 };
+    p.pinned_run = (struct afx_probe_run){ .arenas = arenas, .sees = 1 };
+    afx_probe_judge(&p);
+    ck_assert_int_eq(p.verdict, AFX_CANNOT_TELL);
+    ck_assert_msg(strstr(p.reason, "1 CPU online") != NULL, "%s", p.reason);
+}
+END_TEST
+
 /* The advice fits what the process already runs with. */
 START_TEST(advice_for_a_process_under_arenafix)
 {
@@ -489,6 +506,7 @@ Suite *hostile_suite(void)
     tcase_add_test(tc, environment_as_the_library_reads_it);
     tcase_add_test(tc, heap_headers);
     tcase_add_test(tc, probe_judged_under_narrow_affinity);
+    tcase_add_test(tc, probe_one_cpu_cannot_tell);
     tcase_add_test(tc, advice_for_a_process_under_arenafix);
     suite_add_tcase(s, tc);
     return s;

@@ -1050,6 +1050,49 @@ START_TEST(output_without_o_tmpfile)
 }
 END_TEST
 
+/* Where the file system has no unnamed files, the named new file is
+ * made beside FILE, in a directory that the collector's user may own
+ * (/var/lib/prometheus): she can plant a link under any name the
+ * command may pick.  With getrandom made to give the same name at every
+ * try, a link to root's file is at each of them: the command writes
+ * nothing through it, replaces nothing, and says it could not. */
+START_TEST(output_fallback_follows_no_link)
+{
+    if (skip_emulated(__func__, "a seccomp filter of the host's system calls"))
+        return;
+    char dir[] = "/tmp/arenafix-prom-XXXXXX", file[64], victim[64], planted[80], left[512];
+    static const char secret[] = "root:$y$j9T$secret:19000:0:99999:7:::\n";
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(file, sizeof file, "%s/arenafix.prom", dir);
+    snprintf(victim, sizeof victim, "%s/shadow", dir);
+    /* The name fixedrandom.so's zeros give: FILE.%02x%02x%02x%02x. */
+    snprintf(planted, sizeof planted, "%s.00000000", file);
+    FILE *f = fopen(victim, "w");
+    ck_assert(f != NULL && fputs(secret, f) >= 0 && fclose(f) == 0);
+    ck_assert(symlink(victim, planted) == 0);
+
+    char preload[PATH_MAX + 16];
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", test_prog("fixedrandom.so"));
+    struct run r;
+    run(&r, ARGV(preload), ARGV(test_prog("sysfail"), "--no-tmpfile", cli(), "inspect", "--all", "--prometheus",
+                                "--no-probe", "--output", file));
+    char *now = contents(victim);
+    struct stat st;
+    int got = lstat(file, &st);
+    entries(dir, left, sizeof left);
+    ck_assert_msg(now != NULL && strcmp(now, secret) == 0, "written through the link: %.300s", now);
+    free(now);
+    ck_assert_msg(got != 0, "%s replaced (mode 0%o)", file, (unsigned)st.st_mode);
+    ck_assert_str_eq(left, "arenafix.prom.00000000\nshadow\n");
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, ": cannot create a file beside it: File exists") != NULL, "%s", r.err);
+    run_free(&r);
+    unlink(planted);
+    unlink(victim);
+    ck_assert(rmdir(dir) == 0);
+}
+END_TEST
+
 START_TEST(usage)
 {
     const struct {
@@ -1114,6 +1157,7 @@ Suite *prometheus_suite(void)
     tcase_add_test(host, output_full_disk);
     tcase_add_test(host, output_synced_before_named);
     tcase_add_test(host, output_without_o_tmpfile);
+    tcase_add_test(host, output_fallback_follows_no_link);
     suite_add_tcase(s, host);
     return s;
 }

@@ -275,6 +275,10 @@ START_TEST(cgroup_unit)
         { "0::/user.slice/x\n1:name=systemd:/system.slice/sshd.service\n", "!" },
         { "0::/a\n0::/system.slice/sshd.service\n", "!" },
         { "1:name=systemd:/a.service\n2:cpu:/\n0::/\n", "!" },
+        /* One hierarchy's ID twice: the kernel writes each hierarchy
+         * once, so the second line is the end of a cgroup's name that
+         * holds a newline, forged to name another unit. */
+        { "2:name=systemd:/system.slice/a.service\n2:name=systemd:/system.slice/sshd.service\n", "!" },
         { "0:/system.slice/a.service\n", "!" },
         { "x::/a.service\n", "!" },
         { "0::system.slice/a.service\n", "!" },

@@ -484,6 +484,16 @@ START_TEST(eager_and_duplicates)
         ck_assert_int_eq(lazy, AFX_BUG_ARENAS);
     ck_assert_int_eq(eager, afx_fixed_arenas(30));
 
+    /* Set before main, the limit still follows the program's arena_test
+     * raised before any thread made an arena (the main thread holds its
+     * own), as the fixed glibc's would. */
+    const char *raised[] = { "mallopt:test:100", "pinned:21", NULL };
+    int oracle = run_steps(&afx_glibcs[0], "steps", NULL, raised, NULL);
+    eager = run_steps(g, "steps", "mallopt", raised, "ARENAFIX_EAGER=1");
+    printf("fidelity: glibc=%s ARENAFIX_EAGER=1, then mallopt(M_ARENA_TEST, 100) and 21 pinned "
+           "threads: %d arenas, the fixed glibc %d\n", g->name, eager, oracle);
+    ck_assert_int_eq(eager, oracle);
+
     if (afx_emulated()) {
         afx_skip("a variable given twice counts as getenv reads it",
                  "under an emulator: qemu-user builds the program's environment with one "

@@ -156,6 +156,37 @@ START_TEST(safe_moment)
 }
 END_TEST
 
+/* A thread forks while arenafix starts in another (test/progs/forkinit.c:
+ * started by a library's constructor, before arenafix's); the child can
+ * open no file, pins itself unseen and starts 30 threads.  arenafix starts
+ * again in the child: the online count its parent read, not the pinned
+ * thread's mask, sets the limit there. */
+START_TEST(fork_while_starting)
+{
+    const struct glibc *g = &afx_glibcs[_i];
+    char preload[8300], modevar[32];
+    snprintf(preload, sizeof preload, "%s %s/libforkinit.so", afx_testlib, afx_bin);
+    long expected = afx_fixed_arenas(AFX_THREADS);
+    struct child *c = calloc(1, sizeof *c);
+    static const char *const modes[] = { "mallopt", "both" };
+    for (int m = 0; m < 2; m++) {
+        snprintf(modevar, sizeof modevar, "ARENAFIX_MODE=%s", modes[m]);
+        const char *env[] = { modevar, NULL };
+        afx_run(c, g, preload, env, "single", NULL);
+        int got = value(c, "child-arenas");
+        printf("moments: glibc=%-17s moment=forkinit mode=%-7s child-arenas=%d expected=%ld\n", g->name,
+               modes[m], got, expected);
+        fflush(stdout);
+        ck_assert_msg(c->status == 0 && strstr(c->out, "fork-in-init=yes\n") != NULL,
+                      "%s glibc, mode %s: the fork did not come while arenafix started: status %d: %s%s",
+                      g->name, modes[m], c->status, c->out, c->err);
+        ck_assert_msg(got == expected, "%s glibc, mode %s: child-arenas %d, expected %ld", g->name, modes[m], got,
+                      expected);
+    }
+    free(c);
+}
+END_TEST
+
 Suite *moments_suite(void)
 {
     Suite *s = suite_create("moments");
@@ -164,6 +195,7 @@ Suite *moments_suite(void)
     tcase_add_loop_test(tc, each_moment, 0, afx_nglibcs * NMOMENTS);
     tcase_add_loop_test(tc, safe_moment, 0, afx_nglibcs * 3);
     tcase_add_loop_test(tc, program_mallopt_while_setting, 0, afx_nglibcs);
+    tcase_add_loop_test(tc, fork_while_starting, 0, afx_nglibcs);
     suite_add_tcase(s, tc);
     return s;
 }
