@@ -7,10 +7,10 @@
  * arenafix decide first (activate.c), then calls glibc's.  None is
  * async-signal-safe in glibc: they may bind and take the decision's once.
  *
- * Where timer_create and lio_listio had an older calling convention
- * (x86_64, i386), only the current one is interposed, under the
- * versions glibc gives it; a program linked against the old one calls
- * glibc's directly. */
+ * Where lio_listio (x86_64, i386) and timer_create (x86_64) had an
+ * older calling convention, only the current one is interposed, under
+ * the versions glibc gives it; a program linked against the old one
+ * calls glibc's directly. */
 #include <aio.h>
 #include <errno.h>
 #include <mqueue.h>
@@ -164,12 +164,17 @@ AFX_EXPORT int afx_lio_listio64(int mode, struct aiocb64 *const list[], int n,
     return real->lio_listio64.fn(mode, list, n, sev);
 }
 
-#ifdef AFX_HAVE_OLD_HELPER_CALLS
 /* The current calling conventions, under each version glibc gives them. */
+#ifdef AFX_HAVE_OLD_TIMER_CREATE
 __asm__(".symver afx_timer_create,timer_create@@GLIBC_2.34");
 AFX_EXPORT int afx_timer_create_233(clockid_t, struct sigevent *, timer_t *)
     __attribute__((alias("afx_timer_create")));
 __asm__(".symver afx_timer_create_233,timer_create@GLIBC_2.3.3");
+#else
+AFX_EXPORT int timer_create(clockid_t, struct sigevent *, timer_t *)
+    __attribute__((alias("afx_timer_create")));
+#endif
+#ifdef AFX_HAVE_OLD_LIO_LISTIO
 __asm__(".symver afx_lio_listio,lio_listio@@GLIBC_2.34");
 AFX_EXPORT int afx_lio_listio_24(int, struct aiocb *const[], int, struct sigevent *)
     __attribute__((alias("afx_lio_listio")));
@@ -179,8 +184,6 @@ AFX_EXPORT int afx_lio_listio64_24(int, struct aiocb64 *const[], int, struct sig
     __attribute__((alias("afx_lio_listio64")));
 __asm__(".symver afx_lio_listio64_24,lio_listio64@GLIBC_2.4");
 #else
-AFX_EXPORT int timer_create(clockid_t, struct sigevent *, timer_t *)
-    __attribute__((alias("afx_timer_create")));
 AFX_EXPORT int lio_listio(int, struct aiocb *const[], int, struct sigevent *)
     __attribute__((alias("afx_lio_listio")));
 AFX_EXPORT int lio_listio64(int, struct aiocb64 *const[], int, struct sigevent *)

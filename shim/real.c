@@ -112,11 +112,14 @@ static void bind_all(struct afx_real *table)
     table->libc_mallopt.ptr = bind_next("__libc_mallopt", mallopt_v);
     /* In libc from 2.34; in librt (libanl for getaddrinfo_a) before,
      * found by dlsym where the program loaded it. */
-#ifdef AFX_HAVE_OLD_HELPER_CALLS
+#ifdef AFX_HAVE_OLD_TIMER_CREATE
     static const char *const timer_v[] = { "GLIBC_2.34", "GLIBC_2.3.3", NULL };
-    static const char *const lio_v[] = { "GLIBC_2.34", "GLIBC_2.4", NULL };
 #else
     static const char *const *const timer_v = NULL;
+#endif
+#ifdef AFX_HAVE_OLD_LIO_LISTIO
+    static const char *const lio_v[] = { "GLIBC_2.34", "GLIBC_2.4", NULL };
+#else
     static const char *const *const lio_v = NULL;
 #endif
     table->timer_create.ptr = bind_next("timer_create", timer_v);

@@ -22,10 +22,14 @@
 #if defined(__i386__)
 #define AFX_HAVE_OLD_PTHREAD_CREATE 1
 #endif
-/* timer_create and lio_listio had an older calling convention too
- * (before glibc 2.3.3 and 2.4): its versions are left to glibc. */
+/* lio_listio had an older calling convention too (before glibc 2.4),
+ * and on x86_64 timer_create (before 2.3.3): those versions are left to
+ * glibc. */
 #if defined(__x86_64__) || defined(__i386__)
-#define AFX_HAVE_OLD_HELPER_CALLS 1
+#define AFX_HAVE_OLD_LIO_LISTIO 1
+#endif
+#if defined(__x86_64__)
+#define AFX_HAVE_OLD_TIMER_CREATE 1
 #endif
 
 struct afx_real {
