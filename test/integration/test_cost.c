@@ -1,9 +1,9 @@
 /* The zero-cost promise: preloaded into a program that never creates a
  * thread nor narrows its mask, arenafix makes no system call beyond what
- * loading any library costs but the two reads it takes before main,
- * while no program can have locked itself down (a seccomp filter): the
- * CPUs online, from /sys/devices/system/cpu/online, and its own mask.
- * It never touches /proc. */
+ * loading any library costs but the read it takes before main, while no
+ * program can have locked itself down (a seccomp filter): the CPUs
+ * online, from /sys/devices/system/cpu/online.  Its mask is read only
+ * once a thread or a narrowing comes.  It never touches /proc. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,13 +18,12 @@ static const char online_file[] = "\"/sys/devices/system/cpu/online\"";
 /* Trace bin/single with LD_PRELOAD=lib; return the syscall names, one
  * per line, memory mappings left out (their number follows the
  * library's segments, not its behaviour), and with STARTUP_READS the
- * open, reads and close of the online file and one sched_getaffinity
- * left out too; NULL if no trace came. */
+ * open, reads and close of the online file left out too; NULL if no
+ * trace came. */
 static char *trace(const char *lib, char *names, size_t size, char *raw, size_t rawsize,
                    bool startup_reads)
 {
     long online_fd = -1;
-    bool mask_read = false;
     char tracefile[] = "/tmp/afx-trace-XXXXXX", preload[4200], prog[4200];
     int fd = mkstemp(tracefile);
     ck_assert(fd >= 0);
@@ -76,10 +75,6 @@ static char *trace(const char *lib, char *names, size_t size, char *raw, size_t 
                     online_fd = -2;
                     continue;
                 }
-            }
-            if (!mask_read && strncmp(call, "sched_getaffinity(", 18) == 0) {
-                mask_read = true;
-                continue;
             }
         }
         if (strncmp(call, "mmap", 4) == 0 || strncmp(call, "mprotect", 8) == 0
