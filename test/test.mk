@@ -60,7 +60,7 @@ $(B)/test/%: test/progs/%.c test/progs/arenas.h test/progs/denyopen.h | $(B)/tes
 
 # Its malloc_info and read are the library's too (the hooks that hold a
 # creation at the moment under test).
-$(B)/test/moments: test/progs/moments.c test/progs/arenas.h test/progs/denyopen.h | $(B)/test
+$(B)/test/moments: test/progs/moments.c test/progs/arenas.h test/progs/denyopen.h test/progs/glibccreate.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=malloc_info \
 	    -Wl,--export-dynamic-symbol=read -Wl,--export-dynamic-symbol=afx_ctor_go -o $@ $<
 
@@ -103,7 +103,7 @@ $(B)/test/nover: test/progs/nover.c test/progs/arenas.h $(B)/test/nover-link/lib
 $(B)/test/libloaderplugin.so: test/progs/loaderplugin.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
-$(B)/test/loaderrace: test/progs/loaderrace.c $(B)/test/libloaderplugin.so | $(B)/test
+$(B)/test/loaderrace: test/progs/loaderrace.c test/progs/glibccreate.h $(B)/test/libloaderplugin.so | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -Wl,--export-dynamic-symbol=afx_race_ctor_started \
 	    -Wl,--export-dynamic-symbol=afx_race_wait_for_main -o $@ $< -ldl -lrt
 

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "glibccreate.h"
+
 /* Read by the plugin's constructor. */
 atomic_int afx_race_ctor_started;
 atomic_int afx_race_wait_for_main;
@@ -62,18 +64,10 @@ static void create_and_join(int (*create)(pthread_t *, const pthread_attr_t *,
     pthread_join(t, NULL);
 }
 
-typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-/* glibc's own pthread_create, past arenafix's unversioned one: dlvsym
- * asks for a definition of that version.  Its threads are not seen
- * starting. */
-static create_fn *unseen_create(void)
+static afx_create_fn *unseen_create(void)
 {
-    static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.1",
-                                            "GLIBC_2.17", "GLIBC_2.0" };
-    create_fn *unseen = NULL;
-    for (size_t i = 0; unseen == NULL && i < sizeof versions / sizeof versions[0]; i++)
-        unseen = (create_fn *)dlvsym(RTLD_DEFAULT, "pthread_create", versions[i]);
+    afx_create_fn *unseen = afx_glibc_pthread_create();
     if (unseen == NULL)
         die("dlvsym pthread_create", "no version found");
     return unseen;
@@ -119,7 +113,7 @@ static void *load_and_unload(void *arg)
 
 static void stress(void)
 {
-    create_fn *unseen = unseen_create();
+    afx_create_fn *unseen = unseen_create();
     pthread_t loaders[2];
     for (int i = 0; i < 2; i++)
         if (unseen(&loaders[i], NULL, load_and_unload, NULL) != 0)

@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "arenas.h"
+#include "glibccreate.h"
 #include "denyopen.h"
 
 enum { MAX_THREADS = 128 };
@@ -375,12 +376,10 @@ static void *pinned_spawner(void *unused)
     return NULL;
 }
 
-typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 static void emfile_first(void)
 {
     void *h = dlopen("libpthread.so.0", RTLD_NOW | RTLD_LOCAL);
-    create_fn *hidden = h != NULL ? (create_fn *)dlsym(h, "pthread_create") : NULL;
+    afx_create_fn *hidden = h != NULL ? (afx_create_fn *)dlsym(h, "pthread_create") : NULL;
     if (hidden == NULL)
         die("dlsym pthread_create", ENOENT);
     take_every_descriptor();
@@ -489,11 +488,7 @@ static void *first_call_unseen(void *unused)
 static void dlopen_while_first_call(const char *lib)
 {
     sem_init(&afx_ctor_go, 0, 0);
-    static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.1",
-                                            "GLIBC_2.17", "GLIBC_2.0" };
-    create_fn *unseen = NULL;
-    for (size_t i = 0; unseen == NULL && i < sizeof versions / sizeof versions[0]; i++)
-        unseen = (create_fn *)dlvsym(RTLD_DEFAULT, "pthread_create", versions[i]);
+    afx_create_fn *unseen = afx_glibc_pthread_create();
     pthread_t t;
     if (unseen == NULL || unseen(&t, NULL, first_call_unseen, NULL) != 0)
         die("glibc's pthread_create", ENOENT);
