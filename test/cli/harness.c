@@ -137,8 +137,10 @@ bool terminal_safe(const char *s)
 
 void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv)
 {
+    /* Close-on-exec: another live process started later must not hold
+     * this one's stdin open, or live_stop would wait for it to end. */
     int in[2], out[2];
-    ck_assert(pipe(in) == 0 && pipe(out) == 0);
+    ck_assert(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0);
     l->pid = fork();
     ck_assert_int_ge(l->pid, 0);
     if (l->pid == 0) {

@@ -605,7 +605,7 @@ static void xz_case(const char *g, const char *lib)
     close(fd);
     snprintf(preload, sizeof preload, "%s%s%s", counter, lib ? ":" : "", lib ? lib : "");
     int in[2];
-    ck_assert(pipe(in) == 0);
+    ck_assert(pipe2(in, O_CLOEXEC) == 0);
     pid_t xz = fork();
     ck_assert_int_ge(xz, 0);
     if (xz == 0) {

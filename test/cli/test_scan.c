@@ -918,7 +918,7 @@ static void big_map_start(struct big_map *b)
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     ck_assert(fd >= 0 && write(fd, page, sizeof page) == (ssize_t)sizeof page);
     int ready[2], stop[2];
-    ck_assert(pipe(ready) == 0 && pipe(stop) == 0);
+    ck_assert(pipe2(ready, O_CLOEXEC) == 0 && pipe2(stop, O_CLOEXEC) == 0);
     b->pid = fork();
     ck_assert_int_ge(b->pid, 0);
     if (b->pid == 0) {
