@@ -118,7 +118,7 @@ test-progs: $(TEST_PROGS)
 # ---- integration tests: the real preload, every glibc at hand ----------
 INTEG_SRC := $(wildcard test/integration/*.c)
 $(B)/test/integration: $(INTEG_SRC) test/integration/harness.h common/loader.h test/progs/emulated.h \
-                       test/progs/suiterun.h test/progs/hostfile.h | $(B)/test
+                       test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Itest/progs -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \
 	    -o $@ $(INTEG_SRC) $(CHECK_LIBS)
 

@@ -5,7 +5,7 @@ CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
 
 # The tests call the command's own functions from its library (the
 # linker takes the objects they need) and run the built command.
-$(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/progs/emulated.h test/progs/suiterun.h test/progs/hostfile.h \
+$(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/progs/emulated.h test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h \
                      $(CLI_AR) $(COMMON_LIB) | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) -o $@ $(CLI_TEST_SRC) \
 	    $(CLI_AR) $(COMMON_LIB) $(CHECK_LIBS)

@@ -127,6 +127,22 @@ const char *affected_loader(const char *g)
     return loader;
 }
 
+const char *lines_with(const char *text, const char *needle)
+{
+    static char shown[1600];
+    size_t used = 0;
+    shown[0] = '\0';
+    for (const char *line = text; line != NULL && *line != '\0' && used < sizeof shown - 1;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+        const char *hit = strstr(line, needle);
+        if (hit != NULL && hit < line + len)
+            used += (size_t)snprintf(shown + used, sizeof shown - used, "%.*s\n", (int)len, line);
+        line = end != NULL ? end + 1 : NULL;
+    }
+    return shown[0] != '\0' ? shown : "(none)";
+}
+
 bool terminal_safe(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)

@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include "ckbound.h"
+
 struct run {
     int status;     /* wait status */
     char *out;      /* all of stdout, NUL-terminated */
@@ -40,6 +42,11 @@ bool skip_emulated(const char *test, const char *why);
 /* Why the tests that read another process through /proc skip there. */
 #define EMULATED_PROC "qemu-user shows another process's /proc/PID as the emulator's (its " \
                       "exe, maps, threads), not the emulated program's; run natively"
+
+/* The lines of text that hold needle (at most a screenful, and "(none)"
+ * if none does): what a failure shows of a long output, such as a whole
+ * host's scan. */
+const char *lines_with(const char *text, const char *needle);
 
 /* Nothing a terminal would act on: printable ASCII and newlines. */
 bool terminal_safe(const char *s);

@@ -456,7 +456,11 @@ START_TEST(same_id_two_namespaces)
         live_stop(&l[i]);
     remove_shim(dir, shim);
     ck_assert_msg(inside[0] > 0 && inside[1] > 0, "no child of a shim in a mount namespace of its own");
-    ck_assert_msg(strstr(r.out, line[0]) != NULL && strstr(r.out, line[1]) != NULL, "%s", r.out);
+    for (int i = 0; i < 2; i++)
+        ck_assert_msg(strstr(r.out, line[i]) != NULL,
+                      "inspect --all (exit %d) does not name the container web of containerd namespace %s, "
+                      "process %ld, as \"%s\"; its lines naming containerd:\n%s",
+                      WEXITSTATUS(r.status), ns[i], inside[i], line[i] + 5, lines_with(r.out, "containerd"));
     run_free(&r);
 }
 END_TEST

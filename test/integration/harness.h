@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "arenarule.h"
+#include "ckbound.h"
 
 struct child {
     int status;             /* exit status, or 128 + signal */
