@@ -6,14 +6,25 @@
  * once take the time of the longest one.  Each suite runs in a worker
  * process of its own whose output is kept and printed whole, in the
  * suites' order, so a log reads as a serial run does.  AFX_TEST_JOBS=1
- * (or unset) runs them in this process, one after the other. */
+ * (or unset) runs them in this process, one after the other.
+ *
+ * A harness whose tests judge the whole host (inspect --all) runs each
+ * suite in a PID namespace of its own where it can (root): there it
+ * sees its own processes and no others, neither another suite's beside
+ * it nor anything else the host runs, and what it leaves running ends
+ * with it. */
 #ifndef AFX_TEST_SUITERUN_H
 #define AFX_TEST_SUITERUN_H
 
 #include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +48,68 @@ static void afx_suite_run_one(afx_suite_maker make, struct afx_suite_result *res
     srunner_free(sr);
 }
 
+/* The exit status a wait status stands for. */
+static int afx_exit_of(int status)
+{
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* Make this process's children a PID namespace of their own, as
+ * `unshare --pid --fork --mount-proc` does: its init (PID 1 there)
+ * mounts the namespace's /proc, in a mount namespace of its own, and
+ * reaps whatever is orphaned, as an init does.  Returns true in init's
+ * one child, which goes on to run the suites; this process and init
+ * wait for it and exit with its status.  False, nothing changed, where
+ * no namespace can be made (not root): the host's PIDs are seen. */
+static bool afx_enter_pid_namespace(void)
+{
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+        return false;
+    fflush(NULL);
+    pid_t init = fork();
+    if (init != 0) {
+        int status = 0;
+        if (init < 0)
+            perror("suites: fork (the PID namespace's init)");
+        while (init > 0 && waitpid(init, &status, 0) < 0 && errno == EINTR)
+            ;
+        _exit(init > 0 ? afx_exit_of(status) : 1);
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+        || mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+        perror("suites: mount the PID namespace's /proc");
+        _exit(1);
+    }
+    pid_t runner = fork();
+    if (runner == 0)
+        return true;
+    int status = 0, st;
+    for (pid_t done; runner > 0;) {
+        done = wait(&st);
+        if (done == runner) {
+            status = st;
+            break;
+        }
+        if (done < 0 && errno != EINTR)
+            break;
+    }
+    /* Init's exit ends whatever the suite left running there. */
+    _exit(runner > 0 ? afx_exit_of(status) : 1);
+}
+
+/* Whether this process may make a PID namespace (tried in a child). */
+static bool afx_pid_namespace_possible(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(unshare(CLONE_NEWPID | CLONE_NEWNS) == 0 ? 0 : 1);
+    int status = 1;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* Print what a finished worker wrote, then forget it. */
 static void afx_suite_flush(FILE *out)
 {
@@ -49,16 +122,25 @@ static void afx_suite_flush(FILE *out)
     fflush(stdout);
 }
 
-static int afx_run_suites_here(const afx_suite_maker *makers, int n);
+static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pids);
 
 /* Run the n suites; the number of tests that failed (a worker that died
- * counts as one failure, and so does a host file they changed). */
-static int afx_run_suites(const afx_suite_maker *makers, int n)
+ * counts as one failure, and so does a host file they changed).
+ * own_pids: each suite in a PID namespace of its own, where one can be
+ * made. */
+static int afx_run_suites(const afx_suite_maker *makers, int n, bool own_pids)
 {
     static const char preload[] = "/etc/ld.so.preload";
     struct afx_host_file before, after;
+    if (own_pids && !afx_pid_namespace_possible()) {
+        printf("note: no PID namespace can be made here (not root): the suites see the host's processes, "
+               "and each other's\n");
+        own_pids = false;
+    } else if (own_pids) {
+        printf("each suite runs in a PID namespace of its own: its scans see its processes alone\n");
+    }
     afx_host_file_read(preload, &before);
-    int failed = afx_run_suites_here(makers, n);
+    int failed = afx_run_suites_here(makers, n, own_pids);
     afx_host_file_read(preload, &after);
     if (!afx_host_file_same(&before, &after)) {
         printf("FAIL: the suites changed this host's %s (%s before, %s after): a test wrote outside "
@@ -70,18 +152,49 @@ static int afx_run_suites(const afx_suite_maker *makers, int n)
     return failed;
 }
 
-static int afx_run_suites_here(const afx_suite_maker *makers, int n)
+/* The n suites one after the other, in this process; the failures. */
+static int afx_run_suites_serially(const afx_suite_maker *makers, int n)
+{
+    SRunner *sr = srunner_create(makers[0]());
+    for (int i = 1; i < n; i++)
+        srunner_add_suite(sr, makers[i]());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed;
+}
+
+static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pids)
 {
     const char *env = getenv("AFX_TEST_JOBS");
     int jobs = env != NULL ? atoi(env) : 1;
+    if (jobs <= 1 && !own_pids)
+        return afx_run_suites_serially(makers, n);
     if (jobs <= 1) {
-        SRunner *sr = srunner_create(makers[0]());
-        for (int i = 1; i < n; i++)
-            srunner_add_suite(sr, makers[i]());
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed;
+        /* All of them in one namespace, in a child of this process. */
+        int *failed = mmap(NULL, sizeof *failed, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (failed == MAP_FAILED) {
+            perror("suites: no memory for the count");
+            return 1;
+        }
+        *failed = -1;
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (!afx_enter_pid_namespace())
+                _exit(1);
+            *failed = afx_run_suites_serially(makers, n);
+            fflush(NULL);
+            _exit(0);
+        }
+        int status;
+        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        int result = *failed >= 0 ? *failed : 1;
+        if (*failed < 0)
+            printf("FAIL: the suites' process ended before they did\n");
+        munmap(failed, sizeof *failed);
+        return result;
     }
 
     struct afx_suite_result *res = mmap(NULL, sizeof *res * (size_t)n, PROT_READ | PROT_WRITE,
@@ -107,6 +220,10 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n)
                 dup2(fileno(out[started]), STDOUT_FILENO);
                 dup2(fileno(out[started]), STDERR_FILENO);
                 setvbuf(stdout, NULL, _IOLBF, 0);
+                if (own_pids && !afx_enter_pid_namespace()) {
+                    printf("FAIL: suite worker %d: no PID namespace: %s\n", started, strerror(errno));
+                    _exit(1);
+                }
                 afx_suite_run_one(makers[started], &res[started]);
                 fflush(stdout);
                 _exit(0);
