@@ -53,6 +53,11 @@ $(B)/test/sysfail: test/cli/sysfail.c | $(B)/test
 $(B)/test/fixedrandom.so: test/cli/fixedrandom.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
+# A CLOCK_MONOTONIC that stands still: no deadline of the command's
+# passes while callgrind counts its instructions.
+$(B)/test/stillclock.so: test/cli/stillclock.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
 # The hardening suite plays the attacker against the command
 # (test/hard/attack-*.sh).
 hard-build: $(CLI_BIN) $(B)/test/hostile
@@ -68,6 +73,6 @@ $(B)/fuzz/fuzz_engines: cli/proc/enginestate.c cli/proc/enginestate.h
 .PHONY: check-cli
 CHECK_SUITES += check-cli
 check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
-           $(B)/test/sysfail $(B)/test/fixedrandom.so $(B)/real/countarenas.so $(B)/test/cli-tests \
+           $(B)/test/sysfail $(B)/test/fixedrandom.so $(B)/test/stillclock.so $(B)/real/countarenas.so $(B)/test/cli-tests \
            $(B)/test/muslwait $(B)/test/arenawait-static $(B)/test/arenawait-static-affected
 	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

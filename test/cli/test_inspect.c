@@ -468,9 +468,22 @@ START_TEST(json_valid_whatever_the_name)
 }
 END_TEST
 
+/* LD_PRELOAD of a CLOCK_MONOTONIC that stands still (stillclock.c): no
+ * deadline of inspect's passes, however slowly it runs, and only its
+ * bounds on what it reads decide what it reads. */
+static const char *still_clock(void)
+{
+    static char preload[PATH_MAX + 16];
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", test_prog("stillclock.so"));
+    return preload;
+}
+
 /* The instructions callgrind counts in `inspect --no-probe` of a process
- * mapping path copies times; -1 (and why in err) if it gave none. */
-static long inspect_instructions(const char *path, int copies, char *err, size_t size)
+ * mapping path copies times, its clock stopped: all the work, none of it
+ * cut short by a deadline under callgrind on a loaded machine.  Fails
+ * the test, with the command's output, if inspect does not exit 0 or
+ * callgrind gives no count. */
+static long inspect_instructions(const char *path, int copies)
 {
     char n[16], pid[32];
     struct live l;
@@ -478,14 +491,17 @@ static long inspect_instructions(const char *path, int copies, char *err, size_t
     snprintf(n, sizeof n, "%d", copies);
     live_start(&l, NULL, ARGV(test_prog("hostile"), "--copies", n, path));
     snprintf(pid, sizeof pid, "%d", (int)l.pid);
-    run(&r, NULL, ARGV("timeout", "-k", "1", "120", "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                       cli(), "inspect", "--no-probe", pid));
+    run(&r, ARGV(still_clock()), ARGV("timeout", "-k", "1", "120", "valgrind", "--tool=callgrind",
+                                      "--callgrind-out-file=/dev/null", cli(), "inspect", "--no-probe", pid));
     live_stop(&l);
+    ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+                  "inspect --no-probe of a process with %d mappings, under callgrind: wait status 0x%x, want exit 0; "
+                  "stdout: %s; stderr: %s", copies, r.status, r.out, r.err);
     const char *c = strstr(r.err, "Collected : ");
-    long count = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && c != NULL ? atol(c + 12) : -1;
-    snprintf(err, size, "status 0x%x: %s", r.status, r.err);
+    long count = c != NULL ? atol(c + strlen("Collected : ")) : -1;
+    ck_assert_msg(count > 0, "callgrind gave no count for inspect of %d mappings (exit 0); stderr: %s", copies, r.err);
     run_free(&r);
-    return count > 0 ? count : -1;
+    return count;
 }
 
 /* 20000 mappings of a file with a 3000-byte path: 60 MB of maps, read
@@ -493,7 +509,8 @@ static long inspect_instructions(const char *path, int copies, char *err, size_t
  * why); below the bound, in linear time: four times the maps cost at
  * most 4.5 times the instructions (callgrind's counts, which load does
  * not change; a read that went over what it had again would cost 16
- * times).  A hang is caught by the timeout. */
+ * times).  Each run's clock stands still: its size bound alone stops it,
+ * never its deadline.  A hang is caught by the timeout. */
 START_TEST(maps_read_in_bounded_time_and_memory)
 {
     char path[PATH_MAX], component[251], copies[16], pid[32];
@@ -512,23 +529,22 @@ START_TEST(maps_read_in_bounded_time_and_memory)
     struct run r;
     live_start(&l, NULL, ARGV(test_prog("hostile"), "--copies", copies, path));
     snprintf(pid, sizeof pid, "%d", (int)l.pid);
-    run(&r, NULL, ARGV("timeout", "-k", "1", "60", cli(), "inspect", "--no-probe", pid));
+    run(&r, ARGV(still_clock()), ARGV("timeout", "-k", "1", "60", cli(), "inspect", "--no-probe", pid));
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     live_stop(&l);
     ck_assert_status(&r, 5);
     ck_assert_msg(strstr(r.out, "verdict: cannot tell: its memory map (/proc/") != NULL
-                      && strstr(r.out, "/maps) is larger than 8 MiB") != NULL, "%s", r.out);
+                      && strstr(r.out, "/maps) is larger than 8 MiB") != NULL,
+                  "not cut short at 8 MiB of maps: %s", r.out);
     ck_assert_msg(ru.ru_maxrss < 32 * 1024, "used %ld KiB", ru.ru_maxrss);
     run_free(&r);
 
     if (access("/usr/bin/valgrind", X_OK) != 0) {
         printf("SKIP %s (linear time): valgrind is not installed (apt-get install valgrind)\n", __func__);
     } else if (!skip_emulated(__func__, "valgrind is built for this machine, not the emulated one")) {
-        static char err[2][16384];
-        long small = inspect_instructions(path, 250, err[0], sizeof err[0]);
-        long large = inspect_instructions(path, 1000, err[1], sizeof err[1]);
-        ck_assert_msg(small > 0 && large > 0, "no count from callgrind:\n%s\n%s", err[0], err[1]);
+        long small = inspect_instructions(path, 250);
+        long large = inspect_instructions(path, 1000);
         double ratio = (double)large / (double)small;
         printf("inspect: %ld instructions for 250 mappings of a 3000-byte path, %ld for 1000: %.2f x\n", small,
                large, ratio);

@@ -152,10 +152,22 @@ static int login_env(const char **vars, int max, char *buf, size_t size)
     return n;
 }
 
+/* The count callgrind gives in a child's stderr; fails the test, with
+ * its output, where the child did not exit 0 (what was counted is then
+ * not the work asked for) or no count came. */
+static long counted(const struct child *c, const char *what)
+{
+    ck_assert_msg(c->status == 0, "%s under callgrind: status %d, want 0; stdout: %s; stderr: %s", what, c->status,
+                  c->out, c->err);
+    const char *p = strstr(c->err, "Collected : ");
+    long count = p != NULL ? atol(p + strlen("Collected : ")) : -1;
+    ck_assert_msg(count > 0, "%s: callgrind gave no count (status 0); stderr: %s", what, c->err);
+    return count;
+}
+
 /* Instructions executed (callgrind's count, the same from run to run)
- * by /bin/true with LD_PRELOAD=lib, in the login environment.  -1 if
- * none was counted. */
-static long instructions(const char *valgrind, const char *lib, char *err, size_t errsize)
+ * by /bin/true with LD_PRELOAD=lib, in the login environment. */
+static long instructions(const char *valgrind, const char *lib)
 {
     static char envbuf[16384];
     char preload[4200];
@@ -170,11 +182,11 @@ static long instructions(const char *valgrind, const char *lib, char *err, size_
     struct child *c = calloc(1, sizeof *c);
     ck_assert(c != NULL);
     afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/env", args);
-    const char *p = strstr(c->err, "Collected : ");
-    long count = c->status == 0 && p != NULL ? atol(p + strlen("Collected : ")) : -1;
-    snprintf(err, errsize, "%s", c->err);
+    char what[4300];
+    snprintf(what, sizeof what, "/bin/true with LD_PRELOAD=%s", lib);
+    long count = counted(c, what);
     free(c);
-    return count > 0 ? count : -1;
+    return count;
 }
 
 /* Every process on a host with the library in /etc/ld.so.preload pays
@@ -197,13 +209,10 @@ START_TEST(startup_instructions_near_an_empty_preload)
                  "the test programs run under an emulator: valgrind is built for this machine");
         return;
     }
-    static char err[16384];
     char empty[4200];
     snprintf(empty, sizeof empty, "%s/libempty.so", afx_bin);
-    long base = instructions(valgrind, empty, err, sizeof err);
-    ck_assert_msg(base > 0, "no count from callgrind with the empty preload:\n%s", err);
-    long lib = instructions(valgrind, afx_testlib, err, sizeof err);
-    ck_assert_msg(lib > 0, "no count from callgrind with arenafix:\n%s", err);
+    long base = instructions(valgrind, empty);
+    long lib = instructions(valgrind, afx_testlib);
     double ratio = (double)lib / (double)base;
     printf("startup: /bin/true runs %ld instructions with arenafix, %ld with an empty "
            "preload: %.3f x\n", lib, base, ratio);
@@ -214,10 +223,9 @@ START_TEST(startup_instructions_near_an_empty_preload)
 END_TEST
 
 /* Instructions of costthreads COUNT KIND under callgrind, with LIB
- * preloaded in MODE (NULL: no preload), in the same small environment;
- * -1 if none was counted. */
+ * preloaded in MODE (NULL: no preload), in the same small environment. */
 static long thread_run(const char *valgrind, const char *lib, const char *mode, const char *kind,
-                       long count, char *err, size_t errsize)
+                       long count)
 {
     char preload[4200], modevar[64], prog[4200], n[32];
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", lib ? lib : "");
@@ -230,11 +238,12 @@ static long thread_run(const char *valgrind, const char *lib, const char *mode, 
     struct child *c = calloc(1, sizeof *c);
     ck_assert(c != NULL);
     afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/env", args);
-    const char *p = strstr(c->err, "Collected : ");
-    long ir = c->status == 0 && p != NULL ? atol(p + strlen("Collected : ")) : -1;
-    snprintf(err, errsize, "%s", c->err);
+    char what[128];
+    snprintf(what, sizeof what, "costthreads %ld %s (%s, mode %s)", count, kind, lib ? "arenafix" : "no preload",
+             mode ? mode : "none");
+    long ir = counted(c, what);
     free(c);
-    return ir > 0 ? ir : -1;
+    return ir;
 }
 
 /* Instructions per pthread_create + join: (a run of COUNT threads - a
@@ -242,13 +251,8 @@ static long thread_run(const char *valgrind, const char *lib, const char *mode, 
 static long per_create(const char *valgrind, const char *lib, const char *mode, const char *kind)
 {
     enum { COUNT = 200 };
-    static char err[16384];
-    long none = thread_run(valgrind, lib, mode, kind, 0, err, sizeof err);
-    ck_assert_msg(none > 0, "no count from callgrind for 0 threads (%s, mode %s):\n%s",
-                  lib ? "arenafix" : "no preload", mode ? mode : "none", err);
-    long some = thread_run(valgrind, lib, mode, kind, COUNT, err, sizeof err);
-    ck_assert_msg(some > 0, "no count from callgrind for %d threads (%s, mode %s):\n%s", COUNT,
-                  lib ? "arenafix" : "no preload", mode ? mode : "none", err);
+    long none = thread_run(valgrind, lib, mode, kind, 0);
+    long some = thread_run(valgrind, lib, mode, kind, COUNT);
     return (some - none) / COUNT;
 }
 
@@ -284,9 +288,10 @@ END_TEST
 /* Instructions the creating thread spends in COUNT creations (callgrind's
  * inclusive count of costthreads' afx_cost_create: the interposer,
  * glibc's create, the new thread's thread-local block), which, unlike
- * the whole run's, is the same from run to run; -1 if none came. */
-static long creations_ir(const char *valgrind, const char *lib, const char *mode, long count,
-                         char *err, size_t errsize)
+ * the whole run's, is the same from run to run.  Fails the test, with
+ * the output, where costthreads or callgrind_annotate did not exit 0 or
+ * gave no count. */
+static long creations_ir(const char *valgrind, const char *lib, const char *mode, long count)
 {
     char preload[4200], modevar[64], prog[4200], n[32], outfile[] = "/tmp/afx-cg-XXXXXX",
          outarg[64];
@@ -303,30 +308,34 @@ static long creations_ir(const char *valgrind, const char *lib, const char *mode
     struct child *c = calloc(1, sizeof *c);
     ck_assert(c != NULL);
     afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/env", args);
-    long ir = -1;
-    if (c->status == 0) {
-        const char *annotate[] = { "--inclusive=yes", outfile, NULL };
+    int run_status = c->status;
+    static char run_err[sizeof c->err];
+    memcpy(run_err, c->err, sizeof run_err);
+    const char *annotate[] = { "--inclusive=yes", outfile, NULL };
+    if (run_status == 0)
         afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/callgrind_annotate", annotate);
-        /* "   1,027,400 (61.54%)  bench/costthreads.c:afx_cost_create [...]" */
-        for (const char *line = c->out; line != NULL && *line != '\0';
-             line = strchr(line, '\n') != NULL ? strchr(line, '\n') + 1 : NULL) {
-            const char *end = strchr(line, '\n');
-            const char *fn = strstr(line, ":afx_cost_create ");
-            if (fn == NULL || (end != NULL && fn > end))
-                continue;
-            ir = 0;
-            for (const char *d = line; d < fn && *d != '('; d++)
-                if (*d >= '0' && *d <= '9')
-                    ir = ir * 10 + (*d - '0');
-            break;
-        }
-    }
-    size_t len = strlen(c->err) < errsize ? strlen(c->err) : errsize - 1;
-    memcpy(err, c->err, len);
-    err[len] = '\0';
     unlink(outfile);
+    ck_assert_msg(run_status == 0, "costthreads %ld unpinned (%s, mode %s) under callgrind: status %d, want 0; "
+                  "stderr: %s", count, lib ? "arenafix" : "no preload", mode ? mode : "none", run_status, run_err);
+    ck_assert_msg(c->status == 0, "callgrind_annotate: status %d, want 0; stderr: %s", c->status, c->err);
+    long ir = -1;
+    /* "   1,027,400 (61.54%)  bench/costthreads.c:afx_cost_create [...]" */
+    for (const char *line = c->out; line != NULL && *line != '\0';
+         line = strchr(line, '\n') != NULL ? strchr(line, '\n') + 1 : NULL) {
+        const char *end = strchr(line, '\n');
+        const char *fn = strstr(line, ":afx_cost_create ");
+        if (fn == NULL || (end != NULL && fn > end))
+            continue;
+        ir = 0;
+        for (const char *d = line; d < fn && *d != '('; d++)
+            if (*d >= '0' && *d <= '9')
+                ir = ir * 10 + (*d - '0');
+        break;
+    }
+    ck_assert_msg(ir > 0, "callgrind_annotate gave no count for afx_cost_create (costthreads %ld, %s, mode %s); "
+                  "its output: %s", count, lib ? "arenafix" : "no preload", mode ? mode : "none", c->out);
     free(c);
-    return ir > 0 ? ir : -1;
+    return ir;
 }
 
 /* Once the limit is settled, a creation has nothing left for arenafix to
@@ -352,14 +361,11 @@ START_TEST(settled_create_near_the_floor)
     /* The first FROM creations hold the decision window (8 x arena_test
      * at most); the next 2 x FROM are counted. */
     enum { FROM = 400, LIMIT = 200 };
-    static char err[16384];
     long runs[2][2];
     for (int lib = 0; lib < 2; lib++)
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < 2; r++)
             runs[lib][r] = creations_ir(valgrind, lib ? afx_testlib : NULL, lib ? "mallopt" : NULL,
-                                        r == 0 ? FROM : 3 * FROM, err, sizeof err);
-            ck_assert_msg(runs[lib][r] > 0, "no count from callgrind:\n%s", err);
-        }
+                                        r == 0 ? FROM : 3 * FROM);
     long glibc = (runs[0][1] - runs[0][0]) / (2 * FROM);
     long added = (runs[1][1] - runs[1][0]) / (2 * FROM) - glibc;
     printf("cost: pthread_create once settled (mallopt mode), the creating thread: %ld "
