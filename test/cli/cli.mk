@@ -5,7 +5,7 @@ CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
 
 # The tests call the command's own functions from its library (the
 # linker takes the objects they need) and run the built command.
-$(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/progs/emulated.h test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h \
+$(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/progs/emulated.h test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h test/progs/ckselect.h \
                      $(CLI_AR) $(COMMON_LIB) | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) -o $@ $(CLI_TEST_SRC) \
 	    $(CLI_AR) $(COMMON_LIB) $(CHECK_LIBS)
@@ -75,4 +75,4 @@ CHECK_SUITES += check-cli
 check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
            $(B)/test/sysfail $(B)/test/fixedrandom.so $(B)/test/stillclock.so $(B)/real/countarenas.so $(B)/test/cli-tests \
            $(B)/test/muslwait $(B)/test/arenawait-static $(B)/test/arenawait-static-affected
-	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests
+	$(CK_SELECT) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "ckbound.h"
+#include "ckselect.h"
 
 struct run {
     int status;     /* wait status */

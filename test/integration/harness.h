@@ -8,6 +8,7 @@
 
 #include "arenarule.h"
 #include "ckbound.h"
+#include "ckselect.h"
 
 struct child {
     int status;             /* exit status, or 128 + signal */

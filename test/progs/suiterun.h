@@ -207,6 +207,7 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
     }
     fflush(stdout);
     fflush(stderr);
+    bool selected = getenv("CK_RUN_SUITE") != NULL || getenv("AFX_RUN_TEST") != NULL;
     int started = 0, running = 0, printed = 0, failed = 0, total = 0;
     while (printed < n) {
         while (started < n && running < jobs) {
@@ -249,15 +250,24 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
                     fprintf(out[i], "FAIL: suite worker %d ended before its suite did (status %d)\n",
                             i, status);
             }
-        /* In order: a suite is shown once all before it are. */
+        /* In order: a suite is shown once all before it are; one left
+         * out by SUITE= or TEST= (it ran nothing) is not. */
         while (printed < started && pid[printed] == 0) {
-            afx_suite_flush(out[printed]);
+            if (selected && res[printed].finished && res[printed].run == 0)
+                fclose(out[printed]);
+            else
+                afx_suite_flush(out[printed]);
             total += res[printed].run;
             failed += res[printed].finished ? res[printed].failed : 1;
             printed++;
         }
     }
     printf("all suites (%d at a time): %d checks, %d failed\n", jobs, total, failed);
+    if (selected && total == 0) {
+        printf("FAIL: no test matched CK_RUN_SUITE=%s AFX_RUN_TEST=%s (make SUITE=, TEST=)\n",
+               getenv("CK_RUN_SUITE") ? getenv("CK_RUN_SUITE") : "", getenv("AFX_RUN_TEST") ? getenv("AFX_RUN_TEST") : "");
+        failed++;
+    }
     munmap(res, sizeof *res * (size_t)n);
     free(out);
     free(pid);
