@@ -52,6 +52,15 @@ deps:
 CHECK_SUITES :=
 CHECK_JOBS ?= 3
 
+# One suite, or one test, of the check harnesses (check-shim,
+# check-releases, check-cli): make check-cli SUITE=inspect, make
+# check-cli SUITE=inspect TEST=maps_read_in_bounded_time_and_memory.
+# SUITE is libcheck's CK_RUN_SUITE; TEST, AFX_RUN_TEST
+# (test/progs/ckselect.h).
+SUITE ?=
+TEST ?=
+CK_SELECT = $(if $(SUITE),CK_RUN_SUITE='$(SUITE)') $(if $(TEST),AFX_RUN_TEST='$(TEST)')
+
 include common/common.mk
 include shim/shim.mk
 -include test/test.mk
@@ -86,7 +95,7 @@ check:
 	@echo "make check: $(words $(CHECK_SUITES)) suites, $(CHECK_JOBS) at a time; each prints its output when it ends"
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
 
-SLOW_SUITES := check-releases check-hard check-vm
+SLOW_SUITES := check-releases check-hard check-vm check-node-exporter
 ALL_SUITES := check-deb check-rpm check-cross check-host check-fleet check-containers check-kube
 check-slow: check $(SLOW_SUITES)
 check-all: check-slow $(ALL_SUITES)

@@ -1,9 +1,10 @@
 # make check (the fast tier): the unit tests of the pure code and the
 # integration tests that run test programs with the real preload, on
 # the system glibc and the first affected one; make check-releases (in
-# check-slow) runs the same tests on every affected glibc at hand, and
-# the signal flood ten times as often.  Other parts add their own suites
-# with `CHECK_SUITES += check-PART`.
+# check-slow) runs the same tests on every affected glibc at hand, the
+# signal flood ten times as often and the loader's and placement's
+# stress in full.  Other parts add their own suites with
+# `CHECK_SUITES += check-PART`.
 
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
@@ -118,7 +119,7 @@ test-progs: $(TEST_PROGS)
 # ---- integration tests: the real preload, every glibc at hand ----------
 INTEG_SRC := $(wildcard test/integration/*.c)
 $(B)/test/integration: $(INTEG_SRC) test/integration/harness.h common/loader.h test/progs/emulated.h \
-                       test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h | $(B)/test
+                       test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h test/progs/ckselect.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Itest/progs -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \
 	    -o $@ $(INTEG_SRC) $(CHECK_LIBS)
 
@@ -128,14 +129,17 @@ $(B)/test/integration: $(INTEG_SRC) test/integration/harness.h common/loader.h t
 AFX_TEST_JOBS ?= 4
 INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(TEST_PROGS) \
                $(B)/test/integration
-# The fast tier: the first affected glibc, a tenth of the signal flood.
+# The fast tier: the first affected glibc, a tenth of the signal flood, a
+# quarter of the loader's rounds, a fifth or tenth of the placement tries.
 check-shim: $(INTEG_NEEDS)
-	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 \
+	$(CK_SELECT) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 AFX_LOADER_ROUNDS=50 AFX_PLACEMENT_TRIES=2000 \
 	    AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
-# Every affected glibc at hand and the whole flood.
+# Every affected glibc at hand, the whole flood, every round and try; and
+# the real programs on every affected glibc (check-real-releases,
+# test/real/real.mk).
 check-releases: $(INTEG_NEEDS)
-	AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
+	$(CK_SELECT) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
 # ---- what the library exports and needs --------------------------------
 # Only the interposers, under the versions they stand in for; no library

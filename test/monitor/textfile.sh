@@ -1,5 +1,5 @@
 #!/bin/sh
-# make check-monitor: the proof with Debian's own node_exporter.
+# make check-node-exporter: the proof with Debian's own node_exporter.
 #
 #   textfile.sh CLI LIBRARY ARENAWAIT UNIT_FILE RULES
 #
@@ -14,9 +14,12 @@
 # RULES take from node_exporter must be what it serves: the file's
 # mtime under a file label their selector matches, and, for a file it
 # cannot parse, none of arenafix's series (ArenafixMetricsAbsent).
+# The service's scan judges the whole host: the proof runs in a PID
+# namespace of its own, where it sees the proof's processes alone, not
+# those of a suite that runs beside it.
 set -u
 cli=$(realpath "$1") lib=$(realpath "$2") arenawait=$(realpath "$3") unit=$4 rules=$5
-me=check-monitor
+me=check-node-exporter
 
 skip() {
     echo "$me: SKIP node_exporter proof: $1"
@@ -28,6 +31,10 @@ fail() {
 }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (the service runs as root; inspect --all reads every process)"
+if [ -z "${AFX_OWN_PID_NAMESPACE:-}" ]; then
+    unshare --pid --fork --mount-proc true 2> /dev/null || skip "no PID namespace of its own (unshare --pid --fork --mount-proc)"
+    AFX_OWN_PID_NAMESPACE=1 exec unshare --pid --fork --mount-proc sh "$0" "$@"
+fi
 command -v prometheus-node-exporter > /dev/null || skip "no prometheus-node-exporter (Debian's package of that name)"
 command -v python3 > /dev/null || skip "no python3 to fetch /metrics"
 g=${ARENAFIX_AFFECTED_GLIBC%%:*}
@@ -123,11 +130,12 @@ prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.text
     --collector.disable-defaults --collector.textfile > "$tmp/exporter.log" 2>&1 3>&- &
 exporter=$!
 up=
-for _ in $(seq 100); do
+# Generous: a loaded host may take long to start it; a hang fails.
+for _ in $(seq 1200); do
     scrape > "$tmp/before" 2> /dev/null && up=1 && break
     sleep 0.1
 done
-[ -n "$up" ] || fail "node_exporter did not serve on 127.0.0.1:$port: $(cat "$tmp/exporter.log")"
+[ -n "$up" ] || fail "node_exporter did not serve on 127.0.0.1:$port in 120 s: $(cat "$tmp/exporter.log")"
 echo "$me: scraped from node_exporter with the hit process (PID $proc):"
 grep '^arenafix_' "$tmp/before" | sed 's/^/    /'
 stop

@@ -1,7 +1,9 @@
 # make check-real: real programs (CPython with an OpenMP extension, pigz,
-# xz, memcached, a libgomp program) on the system glibc and on every
-# affected one, without and with the preload; test/real/run.sh says what
-# each case expects.  A case whose program is not installed is skipped.
+# xz, memcached, a libgomp program) on the system glibc and on the first
+# affected one (the fast tier), without and with the preload;
+# test/real/run.sh says what each case expects.  make check-releases
+# runs them on every affected glibc at hand (check-real-releases).  A
+# case whose program is not installed is skipped.
 
 REAL := $(B)/real
 REAL_CFLAGS := $(AFX_CFLAGS) -O2 -g -MMD -MP
@@ -34,5 +36,12 @@ $(REAL)/ompext.so: test/real/ompext.c | $(REAL)
 	$(CC) $(REAL_CFLAGS) -I$(REAL_PY_INCLUDE) -fPIC -shared -fopenmp $(CFLAGS) -o $@ $<
 
 # The build's library is built only when it is the one under test.
-check-real: $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(REAL_PROGS)
+REAL_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(REAL_PROGS)
+check-real: $(REAL_NEEDS)
+	ARENAFIX_TESTLIB=$(ARENAFIX_TESTLIB) AFX_REAL_BIN=$(abspath $(REAL)) AFX_PROOF_GLIBCS=first bash test/real/run.sh
+
+# Every affected glibc at hand: part of make check-releases.
+.PHONY: check-real-releases
+check-releases: check-real-releases
+check-real-releases: $(REAL_NEEDS)
 	ARENAFIX_TESTLIB=$(ARENAFIX_TESTLIB) AFX_REAL_BIN=$(abspath $(REAL)) bash test/real/run.sh
