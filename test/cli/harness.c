@@ -127,6 +127,11 @@ const char *affected_loader(const char *g)
     return loader;
 }
 
+const char *python3(void)
+{
+    return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
+
 const char *lines_with(const char *text, const char *needle)
 {
     static char shown[1600];

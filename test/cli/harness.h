@@ -49,6 +49,12 @@ bool skip_emulated(const char *test, const char *why);
  * host's scan. */
 const char *lines_with(const char *text, const char *needle);
 
+/* The python3 that checks JSON: Debian's (/usr/bin/python3, of
+ * test/packages.txt) where it is installed, else the first in PATH.  One
+ * earlier in PATH may be a version manager's shim, which takes half a
+ * second of CPU to start where Debian's takes a twentieth. */
+const char *python3(void);
+
 /* Nothing a terminal would act on: printable ASCII and newlines. */
 bool terminal_safe(const char *s);
 

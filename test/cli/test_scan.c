@@ -113,7 +113,7 @@ static void scan_text(struct run *r, const char *opt)
 static bool have_python(const char *test)
 {
     struct run r;
-    bool ok = run(&r, NULL, ARGV("python3", "-c", "import json")) == 0;
+    bool ok = run(&r, NULL, ARGV(python3(), "-c", "import json")) == 0;
     run_free(&r);
     if (!ok)
         printf("SKIP %s (JSON part): no python3 to check the document with\n", test);
@@ -130,7 +130,7 @@ static void json_checked(const struct run *r, struct run *listing)
     size_t len = strlen(r->out);
     ck_assert(write(fd, r->out, len) == (ssize_t)len);
     close(fd);
-    run(listing, NULL, ARGV("python3", "test/cli/scanjson.py", path));
+    run(listing, NULL, ARGV(python3(), "test/cli/scanjson.py", path));
     unlink(path);
     ck_assert_msg(WIFEXITED(listing->status) && WEXITSTATUS(listing->status) == 0, "%s%s\ndocument: %.2000s",
                   listing->out, listing->err, r->out);

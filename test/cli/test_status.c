@@ -89,7 +89,7 @@ START_TEST(lists_what_enable_wrote)
     ck_assert_msg(terminal_safe(r.out), "%s", r.out);
     run_free(&r);
 
-    if (run(&r, NULL, ARGV("python3", "-c", "import json")) != 0) {
+    if (run(&r, NULL, ARGV(python3(), "-c", "import json")) != 0) {
         run_free(&r);
         printf("SKIP lists_what_enable_wrote (JSON): no python3 to read it with\n");
         return;
@@ -108,7 +108,7 @@ START_TEST(lists_what_enable_wrote)
                "assert [x['unit'] for x in d['dropins']] == ['later.service', 'web.service'], d\n"
                "assert d['dropins'][1]['path'] == root + '/etc/systemd/system/web.service.d/arenafix.conf', d\n"
                "assert d['systemd'] == 'not asked' and d['next'] == [] and d['exit_status'] == 0, d\n");
-    run(&r, NULL, ARGV("python3", "-c", check, json, root, lib));
+    run(&r, NULL, ARGV(python3(), "-c", check, json, root, lib));
     ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
     run_free(&r);
 }
@@ -224,13 +224,13 @@ START_TEST(escaped_unit_named_as_on_disk)
     want_line(&r, line);
     run_free(&r);
 
-    if (run(&r, NULL, ARGV("python3", "-c", "import json")) == 0) {
+    if (run(&r, NULL, ARGV(python3(), "-c", "import json")) == 0) {
         char json[PATH_MAX], cmd[PATH_MAX * 2];
         run_free(&r);
         FMT(json, "%s/status.json", root);
         FMT(cmd, "'%s' status --json --root '%s' > '%s'", cli(), root, json);
         ck_assert(system(cmd) == 0);
-        run(&r, NULL, ARGV("python3", "-c",
+        run(&r, NULL, ARGV(python3(), "-c",
                            "import json, sys\n"
                            "d = json.load(open(sys.argv[1]))\n"
                            "assert [x['path'] for x in d['dropins']] == [sys.argv[2]], d\n"
