@@ -184,10 +184,14 @@ stale_reason() {
 
 # Each snippet against the code, in one pass (make check runs this: the
 # shell's own matching took seconds a file); exit status 1 if any is stale.
+# Debian's python3 where it is installed: one earlier in PATH may be a
+# version manager's shim, slow to start.
 if [ "${MUTANTS_CHECK_LIST:-0}" = 1 ]; then
+    py=/usr/bin/python3
+    [ -x "$py" ] || py=python3
     for ((i = 0; i < ${#ids[@]}; i++)); do
         printf '%s\0%s\0%s\0' "${ids[i]}" "${files[i]}" "${finds[i]}"
-    done | python3 -c '
+    done | "$py" -c '
 import os, sys
 fields = sys.stdin.buffer.read().split(b"\0")[:-1]
 stale = 0
