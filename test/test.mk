@@ -118,10 +118,17 @@ test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------
 INTEG_SRC := $(wildcard test/integration/*.c)
-$(B)/test/integration: $(INTEG_SRC) test/integration/harness.h common/loader.h test/progs/emulated.h \
-                       test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h test/progs/ckselect.h | $(B)/test
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Itest/progs -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) \
-	    -o $@ $(INTEG_SRC) $(CHECK_LIBS)
+INTEG_OBJ := $(INTEG_SRC:test/integration/%.c=$(B)/test/integration-obj/%.o)
+# One object a file (make -j compiles them side by side; each object's
+# headers: its .d).
+$(B)/test/integration-obj/%.o: test/integration/%.c test/integration/harness.h | $(B)/test
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Itest/progs -DAFX_MULTIARCH='"$(MULTIARCH)"' $(CFLAGS) -c -o $@ $<
+
+$(B)/test/integration: $(INTEG_OBJ) | $(B)/test
+	$(CC) $(CFLAGS) -pthread -o $@ $(INTEG_OBJ) $(CHECK_LIBS)
+
+-include $(wildcard $(B)/test/integration-obj/*.d)
 
 # The build's library is built only when it is the one under test.
 # Suites run AFX_TEST_JOBS at a time (test/progs/suiterun.h): most of

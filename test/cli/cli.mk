@@ -2,13 +2,20 @@
 # the test programs it inspects.  Included after cli/cli.mk.
 
 CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
+CLI_TEST_OBJ := $(CLI_TEST_SRC:test/cli/%.c=$(B)/test/cli/%.o)
 
 # The tests call the command's own functions from its library (the
-# linker takes the objects they need) and run the built command.
-$(B)/test/cli-tests: $(CLI_TEST_SRC) test/cli/harness.h common/loader.h test/progs/emulated.h test/progs/suiterun.h test/progs/hostfile.h test/progs/ckbound.h test/progs/ckselect.h \
-                     $(CLI_AR) $(COMMON_LIB) | $(B)/test
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) -o $@ $(CLI_TEST_SRC) \
-	    $(CLI_AR) $(COMMON_LIB) $(CHECK_LIBS)
+# linker takes the objects they need) and run the built command.  One
+# object a file: make -j compiles them side by side, and a change
+# recompiles its file alone (each object's headers: its .d).
+$(B)/test/cli/%.o: test/cli/%.c test/cli/harness.h | $(B)/test
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) -c -o $@ $<
+
+$(B)/test/cli-tests: $(CLI_TEST_OBJ) $(CLI_AR) $(COMMON_LIB) | $(B)/test
+	$(CC) $(CFLAGS) -pthread -o $@ $(CLI_TEST_OBJ) $(CLI_AR) $(COMMON_LIB) $(CHECK_LIBS)
+
+-include $(wildcard $(B)/test/cli/*.d)
 
 # No preload reaches a static program: the wrapper must warn about it.
 $(B)/test/cli-static: test/cli/static.c | $(B)/test
