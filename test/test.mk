@@ -131,9 +131,13 @@ $(B)/test/integration: $(INTEG_OBJ) | $(B)/test
 -include $(wildcard $(B)/test/integration-obj/*.d)
 
 # The build's library is built only when it is the one under test.
-# Suites run AFX_TEST_JOBS at a time (test/progs/suiterun.h): most of
-# their time is spent waiting for children.
-AFX_TEST_JOBS ?= 4
+# Suites run AFX_TEST_JOBS at a time (test/progs/suiterun.h): much of
+# their time is spent waiting for children.  Two: make check runs three
+# suites' harnesses at once already, and on 2 CPUs four suites each (the
+# threads of most pinned to CPU 0) took longer and a sixth more CPU
+# (check-shim and check-cli side by side: 40 s and 73 CPU-s at four,
+# 36 s and 63 at two).
+AFX_TEST_JOBS ?= 2
 INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(TEST_PROGS) \
                $(B)/test/integration
 # The fast tier: the first affected glibc, a tenth of the signal flood, a
