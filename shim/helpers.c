@@ -20,7 +20,7 @@
 
 #include "activate.h"
 #include "real.h"
-#include "tls.h"
+#include "marks.h"
 
 #define AFX_EXPORT __attribute__((visibility("default")))
 

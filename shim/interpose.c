@@ -20,7 +20,7 @@
 #include "livecount.h"
 #include "mask.h"
 #include "real.h"
-#include "tls.h"
+#include "marks.h"
 #include "touch.h"
 
 #define AFX_EXPORT __attribute__((visibility("default")))

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
-#include "tls.h"
+#include "marks.h"
 
 /* Binding is the same work with the same result whoever does it, so no
  * thread waits for another: each thread that finds the table unbound
@@ -22,7 +22,6 @@ enum { SLOTS = 8 };
 static struct afx_real slots[SLOTS];
 static atomic_uint next_slot;
 static _Atomic(const struct afx_real *) published;
-static AFX_TLS bool binding_here;
 
 struct pair {
     ElfW(Addr) a, b;
@@ -153,12 +152,11 @@ const struct afx_real *afx_real(void)
     const struct afx_real *table = atomic_load_explicit(&published, memory_order_acquire);
     if (table != NULL)
         return table;
-    if (binding_here)
-        return NULL;
-    int saved = errno;
     /* From here, an interposer reached by this thread (a preloaded mmap
      * or dlsym that calls one) does without. */
-    binding_here = true;
+    if (!afx_mark(AFX_MARK_BINDING))
+        return NULL;
+    int saved = errno;
     unsigned slot = atomic_fetch_add(&next_slot, 1);
     struct afx_real *mine = slot < SLOTS ? &slots[slot] : NULL;
     /* More binders at once than slots: a page of its own, not a wait for
@@ -173,14 +171,14 @@ const struct afx_real *afx_real(void)
     }
     if (mine == NULL) {
         /* No memory for a page: a published table is all there is. */
-        binding_here = false;
+        afx_unmark(AFX_MARK_BINDING);
         errno = saved;
         while ((table = atomic_load_explicit(&published, memory_order_acquire)) == NULL)
             sched_yield();
         return table;
     }
     bind_all(mine);
-    binding_here = false;
+    afx_unmark(AFX_MARK_BINDING);
     errno = saved;
     const struct afx_real *none = NULL;
     if (atomic_compare_exchange_strong(&published, &none, mine))

@@ -1,6 +1,7 @@
 #include "touch.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <sched.h>
@@ -8,30 +9,70 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "annotate.h"
 #include "mask.h"
-#include "tls.h"
+#include "marks.h"
 
 /* Set once this thread has attached its arena on a wide mask, or needs
  * no touch: a later narrowing of its own mask then mallocs nothing, so
- * the affinity calls stay async-signal-safe from then on. */
-static AFX_TLS bool touched;
+ * the affinity calls stay async-signal-safe from then on.  A value of a
+ * key of glibc's, made at the first touch, not thread-local storage,
+ * which every new thread of every process would pay for (marks.h). */
+enum { KEY_NONE, KEY_MAKING, KEY_MADE, KEY_UNAVAILABLE };
+static atomic_int key_state;
+static pthread_key_t touched_key;
 
-/* The thread that runs arenafix's constructor has allocated already: the
- * main thread owns glibc's main arena, and a thread that dlopen()s the
- * library allocated in dlopen.  Marked, its narrowings never malloc. */
+/* The thread that ran arenafix's constructor as the process's only
+ * thread: the main one, which owns glibc's main arena (its descriptor is
+ * never another thread's). */
+static unsigned long constructor_thread;
+
+static bool key_made(void)
+{
+    int state = atomic_load_explicit(&key_state, memory_order_acquire);
+    if (state == KEY_NONE && atomic_compare_exchange_strong(&key_state, &state, KEY_MAKING)) {
+        if (pthread_key_create(&touched_key, NULL) != 0) {
+            atomic_store(&key_state, KEY_UNAVAILABLE);
+            return false;
+        }
+        /* Bound now, off any signal handler's stack: the affinity
+         * interposers read the key from then on. */
+        (void)pthread_getspecific(touched_key);
+        atomic_store_explicit(&key_state, KEY_MADE, memory_order_release);
+        return true;
+    }
+    return state == KEY_MADE;
+}
+
+/* Without a key (another thread makes it at this moment, or none can be
+ * had) the thread stays untouched: its next narrowing touches again. */
+static void mark_touched(void)
+{
+    if (key_made())
+        pthread_setspecific(touched_key, (void *)1);
+}
+
+/* A thread that dlopen()s the library allocated in dlopen: marked, its
+ * narrowings never malloc. */
 __attribute__((constructor)) static void constructor_thread_touched(void)
 {
-    touched = true;
+    if (__libc_single_threaded)
+        constructor_thread = afx_thread_id();
+    else
+        mark_touched();
 }
 
 bool afx_touch_pending(void)
 {
-    return !touched;
+    if (afx_thread_id() == constructor_thread)
+        return false;
+    return atomic_load_explicit(&key_state, memory_order_acquire) != KEY_MADE
+           || pthread_getspecific(touched_key) == NULL;
 }
 
 /* A thread's first malloc attaches it to an arena, and glibc sizes the
@@ -262,12 +303,13 @@ static bool wait_for_hand_off(atomic_uint *handed)
 __attribute__((noinline)) static void touch_at_birth(struct start *s)
 {
     int saved = errno;
+    afx_marks_forget_mine();
     sigset_t all, old;
     sigfillset(&all);
     bool blocked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
     /* A signal handler's affinity call in this window only forwards. */
     if (afx_enter()) {
-        touched = true;
+        mark_touched();
         if (afx_mask_get(s->birth) > 0 && set_own_mask(sizeof s->wide, s->wide) == 0) {
             clean_stack_below();
             touch_malloc();
@@ -370,7 +412,7 @@ void afx_touch_after_narrowing(const unsigned char *before, long cpus)
     int saved = errno;
     long after = afx_mask_get(now);
     if (after >= 0 && after < cpus) {
-        touched = true;
+        mark_touched();
         /* Back on the mask it had before the call for the malloc: the
          * caller's set is never read, and a narrowing is judged by the
          * mask the kernel made of it. */

@@ -129,8 +129,8 @@ START_TEST(pinned_touched)
                       "%s glibc, pinned by %s, mode %s: %d arenas (a fixed glibc gives %ld): %s",
                       g->name, how, modes[m], with, fixed, c.out);
     }
-    /* The library's own TLS, at the top of every thread's stack, is all
-     * that may differ. */
+    /* Nothing of the touch may stay under the routine: the stacks differ
+     * by a few words at most. */
     long without = stack_seen(g, NULL, how), touch = stack_seen(g, "touch", how);
     printf("touch: glibc=%-17s pinned by %-7s arenas=%ld stack: without=%ld touch=%ld\n",
            g->name, how, fixed, without, touch);

@@ -1,0 +1,50 @@
+/* Per-thread marks, held while a thread runs arenafix's own code, kept
+ * without thread-local storage: a library with a TLS segment has glibc
+ * set up its block in every new thread, some 100 instructions at each
+ * pthread_create for the life of the process, and these marks are held
+ * only for the length of a call.  Async-signal-safe: no lock, no
+ * allocation, no call through the PLT. */
+#ifndef AFX_MARKS_H
+#define AFX_MARKS_H
+
+#include <stdbool.h>
+
+enum afx_mark {
+    /* Running arenafix code that takes locks or allocates (binding,
+     * activation, mallopt, the touch).  An interposer entered while it
+     * is held was reached from that code or from a signal handler
+     * interrupting it: it must only forward the call. */
+    AFX_MARK_BUSY = 1,
+    /* Binding the table of glibc's functions (real.c). */
+    AFX_MARK_BINDING = 2,
+};
+
+/* Takes the mark for the calling thread: false if it holds it already
+ * (or, with more threads inside arenafix's code at once than it has
+ * room for, the table is full: taken as held). */
+bool afx_mark(enum afx_mark mark);
+void afx_unmark(enum afx_mark mark);
+bool afx_marked(enum afx_mark mark);
+
+/* At a thread's start: drops marks left on its descriptor by a thread
+ * that had it before. */
+void afx_marks_forget_mine(void);
+
+/* This thread's identity: its thread pointer, read from the register
+ * (pthread_self is a call through the PLT, bound lazily). */
+static inline unsigned long afx_thread_id(void)
+{
+    return (unsigned long)__builtin_thread_pointer();
+}
+
+static inline bool afx_enter(void)
+{
+    return afx_mark(AFX_MARK_BUSY);
+}
+
+static inline void afx_leave(void)
+{
+    afx_unmark(AFX_MARK_BUSY);
+}
+
+#endif
