@@ -148,12 +148,12 @@ static const char *foreign_malloc(char *name, size_t size)
 
 static void init_process(void)
 {
-    int saved = errno;
     /* The auxiliary vector is read only where a variable is to be
      * judged by it: a call bound lazily costs most processes, which set
      * none, more than the rest of the constructor. */
     char **found = atomic_load(&init_envp);
     char **envp = afx_env_has_settings(found) ? found : NULL;
+    int saved = errno;
     startup.secure = envp != NULL && getauxval(AT_SECURE) != 0;
     read_config(envp, atomic_load(&init_program));
     if (startup.cfg.mode == AFX_MODE_OFF) {

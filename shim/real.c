@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "marks.h"
+#include "mask.h"
 
 /* Binding is the same work with the same result whoever does it, so no
  * thread waits for another: each thread that finds the table unbound
@@ -132,6 +133,9 @@ static void bind_all(struct afx_real *table)
     table->aio_write64.ptr = bind_next("aio_write64", NULL);
     table->aio_fsync64.ptr = bind_next("aio_fsync64", NULL);
     table->lio_listio64.ptr = bind_next("lio_listio64", lio_v);
+#if defined(__x86_64__)
+    afx_bind_syscall((long (*)(long, ...))dlsym(RTLD_DEFAULT, "syscall"));
+#endif
 #ifdef AFX_HAVE_OLD_AFFINITY
     table->sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
     table->pthread_setaffinity_np_old.ptr =

@@ -20,7 +20,7 @@ endif
 
 # -fexceptions: C++ exceptions and forced unwinding (pthread_cancel,
 # pthread_exit) pass through the trampoline's frame.
-SHIM_CFLAGS := $(AFX_CFLAGS) -Icommon -fPIC -fvisibility=hidden -fexceptions -MMD -MP
+SHIM_CFLAGS := $(AFX_CFLAGS) -Icommon -include shim/errnobind.h -fPIC -fvisibility=hidden -fexceptions -MMD -MP
 # glibc >= 2.34 has dlsym and pthread_* in libc itself; older ones need
 # the stub libraries.
 SHIM_LIBS := $(shell printf '#include <dlfcn.h>\nint main(void){return dlsym(0,"x")!=0;}' | \

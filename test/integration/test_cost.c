@@ -179,10 +179,12 @@ static long instructions(const char *valgrind, const char *lib, char *err, size_
 
 /* Every process on a host with the library in /etc/ld.so.preload pays
  * its constructor.  A program that never starts a thread pays what any
- * preload costs, within 5% in a login's environment (1.045 measured:
+ * preload costs, within 4% in a login's environment (1.035 measured,
+ * the rest a margin for the library's path, which the loader reads:
  * docs/benchmarks.md); one dladdr per bound symbol once made it 7.9
- * times, a pass over every variable per setting 1.16, and the start
- * files' lookups, two lazy bindings and two symbol versions 1.08. */
+ * times, a pass over every variable per setting 1.16, the start files'
+ * lookups, two lazy bindings and two symbol versions 1.08, and glibc's
+ * syscall() and pthread_self() bound at load 1.043. */
 START_TEST(startup_instructions_near_an_empty_preload)
 {
     static const char valgrind[] = "/usr/bin/valgrind";
@@ -207,9 +209,9 @@ START_TEST(startup_instructions_near_an_empty_preload)
     double ratio = (double)lib / (double)base;
     printf("startup: /bin/true runs %ld instructions with arenafix, %ld with an empty "
            "preload: %.3f x\n", lib, base, ratio);
-    ck_assert_msg(ratio <= 1.05,
+    ck_assert_msg(ratio <= 1.04,
                   "/bin/true: %ld instructions with arenafix, %ld with an empty preload: "
-                  "%.3f x, above 1.05 x", lib, base, ratio);
+                  "%.3f x, above 1.04 x", lib, base, ratio);
 }
 END_TEST
 
