@@ -187,6 +187,33 @@ START_TEST(fork_while_starting)
 }
 END_TEST
 
+/* A thread forks while another is inside arenafix (its first narrowing,
+ * held in the mask read).  The library knows a thread inside it by its
+ * thread pointer; the child's first thread takes the other's descriptor
+ * from glibc's stack cache, and with it that pointer.  It must not be
+ * taken for one inside arenafix: its creations are counted and decide,
+ * and its 30 pinned workers get the fixed glibc's arenas (9 when its
+ * creations only forwarded). */
+START_TEST(fork_while_inside)
+{
+    const struct glibc *g = &afx_glibcs[_i];
+    long expected = afx_fixed_arenas(AFX_THREADS);
+    struct child *c = calloc(1, sizeof *c);
+    static const char *const modes[] = { "mallopt", "both" };
+    for (int m = 0; m < 2; m++) {
+        run(c, g, "forkreuse", modes[m]);
+        int got = value(c, "child-arenas");
+        printf("moments: glibc=%-17s moment=forkreuse mode=%-7s child-arenas=%d expected=%ld\n",
+               g->name, modes[m], got, expected);
+        fflush(stdout);
+        ck_assert_msg(c->status == 0 && got == expected,
+                      "%s glibc, mode %s: status %d, child-arenas %d, expected %ld: %s%s", g->name,
+                      modes[m], c->status, got, expected, c->out, c->err);
+    }
+    free(c);
+}
+END_TEST
+
 Suite *moments_suite(void)
 {
     Suite *s = suite_create("moments");
@@ -196,6 +223,7 @@ Suite *moments_suite(void)
     tcase_add_loop_test(tc, safe_moment, 0, afx_nglibcs * 3);
     tcase_add_loop_test(tc, program_mallopt_while_setting, 0, afx_nglibcs);
     tcase_add_loop_test(tc, fork_while_starting, 0, afx_nglibcs);
+    tcase_add_loop_test(tc, fork_while_inside, 0, afx_nglibcs);
     suite_add_tcase(s, tc);
     return s;
 }
