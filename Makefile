@@ -40,13 +40,16 @@ AFX_NOTHING :=
 ARENAFIX_AFFECTED_GLIBC ?= $(subst $(AFX_NOTHING) $(AFX_NOTHING),:,$(abspath $(AFX_AFFECTED_DIRS)))
 export ARENAFIX_AFFECTED_GLIBC
 
-.PHONY: all deps demo check check-slow check-all bench install uninstall clean
+.PHONY: all deps deps-demo deps-check deps-slow demo check check-slow check-all bench install uninstall clean
 all:
 
-# Install the Debian packages the build and tests need (or say how).
+# Install the Debian packages the build and tests need (or say how): every
+# tier's (make deps), or one tier's and those before it (test/packages.txt).
 deps:
-	sh test/deps.sh
+	sh test/deps.sh all
 	sh test/deb/build-deps.sh
+deps-demo deps-check deps-slow:
+	sh test/deps.sh $(patsubst deps-%,%,$@)
 
 # The fast tier's suites: each part adds its own (CHECK_SUITES += ...).
 CHECK_SUITES :=
@@ -64,6 +67,7 @@ include shim/shim.mk
 -include test/hard/hard.mk
 -include test/deb/deb.mk
 -include test/real/real.mk
+-include test/packages/packages.mk
 -include test/glibc/glibc.mk
 -include test/mutants/mutants.mk
 -include test/host/host.mk
