@@ -156,6 +156,17 @@ static void init_process(void)
     int saved = errno;
     startup.secure = envp != NULL && getauxval(AT_SECURE) != 0;
     read_config(envp, atomic_load(&init_program));
+    /* A touched thread is marked with a key of glibc's: with none left
+     * (the program holds all 1,024) a narrowing would malloc each time,
+     * from a signal handler too.  Touch is left out then. */
+    bool touching = startup.cfg.mode == AFX_MODE_TOUCH || startup.cfg.mode == AFX_MODE_BOTH;
+    if (touching && !afx_touch_prepare()) {
+        startup.cfg.mode = startup.cfg.mode == AFX_MODE_BOTH ? AFX_MODE_MALLOPT : AFX_MODE_OFF;
+        if (startup.cfg.verbose)
+            afx_log("no pthread key left for touch mode's mark (the program holds every one): "
+                    "%s", startup.cfg.mode == AFX_MODE_OFF ? "mode off, nothing changed"
+                                                           : "mode mallopt");
+    }
     if (startup.cfg.mode == AFX_MODE_OFF) {
         atomic_store(&off, true);
         atomic_store(&quiet, true);
@@ -238,13 +249,16 @@ static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
 /* What the threads that found the process undecided found before its
  * once: each finds the same, the first to find a malloc not glibc's
  * writes its name, and every one says so before it comes to the once. */
-static atomic_bool foreign_claimed, foreign_found;
+static atomic_bool foreign_claimed, foreign_found, foreign_named;
 
 static void decide_process(void)
 {
     int saved = errno;
+    /* The name, once its writer is done (it may be gone with a fork). */
     if (atomic_load(&foreign_found))
-        startup.foreign_malloc = foreign_name;
+        startup.foreign_malloc = atomic_load_explicit(&foreign_named, memory_order_acquire)
+                                     ? foreign_name
+                                     : "a library other than glibc";
     char why[8];
     struct afx_decision d = afx_decide(&startup, why, sizeof why);
     atomic_store(&touch, d.touch);
@@ -269,8 +283,10 @@ static void decide_late(void)
     char name[sizeof foreign_name];
     const char *foreign = foreign_malloc(name, sizeof name);
     if (foreign != NULL) {
-        if (!atomic_exchange(&foreign_claimed, true))
+        if (!atomic_exchange(&foreign_claimed, true)) {
             snprintf(foreign_name, sizeof foreign_name, "%s", foreign);
+            atomic_store_explicit(&foreign_named, true, memory_order_release);
+        }
         atomic_store(&foreign_found, true);
     }
     errno = saved;
@@ -738,6 +754,7 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     if (!afx_enter())
         return;
     afx_init(envp, argv != NULL ? argv[0] : NULL);
+    afx_touch_constructor_thread();
     if (startup.cfg.verbose)
         verbose_pid = getpid();
     if (atomic_load(&off)) {

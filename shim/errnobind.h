@@ -8,6 +8,12 @@
 
 #include <errno.h>
 
+/* GCC's attribute; clang has none (its build binds it lazily, as any
+ * other call). */
+#if defined(__has_attribute)
+#if __has_attribute(noplt)
 extern int *__errno_location(void) __attribute__((noplt));
+#endif
+#endif
 
 #endif

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "annotate.h"
-#include "marks.h"
 
 /* A thread is counted from its creation until its kernel task is gone
  * (tgkill(pid, tid, 0) fails with ESRCH).  glibc gives the thread's arena
@@ -88,7 +87,6 @@ long afx_live_threads(void)
 static struct slot *started(void *p)
 {
     struct slot *s = p;
-    afx_marks_forget_mine();
     s->tid = (pid_t)syscall(SYS_gettid);
     unsigned state = atomic_load_explicit(&s->state, memory_order_relaxed);
     atomic_store_explicit(&s->state, (state & ~KIND) | STARTED, memory_order_release);

@@ -3,7 +3,8 @@
  * set up its block in every new thread, some 100 instructions at each
  * pthread_create for the life of the process, and these marks are held
  * only for the length of a call.  Async-signal-safe: no lock, no
- * allocation, no call through the PLT. */
+ * allocation, no call through the PLT: one system call, gettid, to
+ * take a mark once the process has threads. */
 #ifndef AFX_MARKS_H
 #define AFX_MARKS_H
 
@@ -21,14 +22,14 @@ enum afx_mark {
 
 /* Takes the mark for the calling thread: false if it holds it already
  * (or, with more threads inside arenafix's code at once than it has
- * room for, the table is full: taken as held). */
+ * room for, the table is full: taken as held).  One system call
+ * (gettid) once the process has threads. */
 bool afx_mark(enum afx_mark mark);
 void afx_unmark(enum afx_mark mark);
-bool afx_marked(enum afx_mark mark);
 
-/* At a thread's start: drops marks left on its descriptor by a thread
- * that had it before. */
-void afx_marks_forget_mine(void);
+/* The same, telling a mark held already from a table with no room. */
+enum { AFX_MARK_TAKEN, AFX_MARK_WAS_HELD, AFX_MARK_NO_ROOM };
+int afx_mark_try(enum afx_mark mark);
 
 /* This thread's identity: its thread pointer, read from the register
  * (pthread_self is a call through the PLT, bound lazily). */

@@ -157,8 +157,12 @@ const struct afx_real *afx_real(void)
     if (table != NULL)
         return table;
     /* From here, an interposer reached by this thread (a preloaded mmap
-     * or dlsym that calls one) does without. */
-    if (!afx_mark(AFX_MARK_BINDING))
+     * or dlsym that calls one) does without.  With no room to say so (as
+     * many threads inside arenafix at once as a window of the marks
+     * holds), the binding is made all the same: a table is what the
+     * caller needs. */
+    int mark = afx_mark_try(AFX_MARK_BINDING);
+    if (mark == AFX_MARK_WAS_HELD)
         return NULL;
     int saved = errno;
     unsigned slot = atomic_fetch_add(&next_slot, 1);
@@ -175,14 +179,16 @@ const struct afx_real *afx_real(void)
     }
     if (mine == NULL) {
         /* No memory for a page: a published table is all there is. */
-        afx_unmark(AFX_MARK_BINDING);
+        if (mark == AFX_MARK_TAKEN)
+            afx_unmark(AFX_MARK_BINDING);
         errno = saved;
         while ((table = atomic_load_explicit(&published, memory_order_acquire)) == NULL)
             sched_yield();
         return table;
     }
     bind_all(mine);
-    afx_unmark(AFX_MARK_BINDING);
+    if (mark == AFX_MARK_TAKEN)
+        afx_unmark(AFX_MARK_BINDING);
     errno = saved;
     const struct afx_real *none = NULL;
     if (atomic_compare_exchange_strong(&published, &none, mine))

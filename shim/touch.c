@@ -23,8 +23,7 @@
  * the affinity calls stay async-signal-safe from then on.  A value of a
  * key of glibc's, made at the first touch, not thread-local storage,
  * which every new thread of every process would pay for (marks.h). */
-enum { KEY_NONE, KEY_MAKING, KEY_MADE, KEY_UNAVAILABLE };
-static atomic_int key_state;
+static atomic_bool key_made;
 static pthread_key_t touched_key;
 
 /* The thread that ran arenafix's constructor as the process's only
@@ -32,34 +31,30 @@ static pthread_key_t touched_key;
  * never another thread's). */
 static unsigned long constructor_thread;
 
-static bool key_made(void)
+bool afx_touch_prepare(void)
 {
-    int state = atomic_load_explicit(&key_state, memory_order_acquire);
-    if (state == KEY_NONE && atomic_compare_exchange_strong(&key_state, &state, KEY_MAKING)) {
-        if (pthread_key_create(&touched_key, NULL) != 0) {
-            atomic_store(&key_state, KEY_UNAVAILABLE);
-            return false;
-        }
-        /* Bound now, off any signal handler's stack: the affinity
-         * interposers read the key from then on. */
-        (void)pthread_getspecific(touched_key);
-        atomic_store_explicit(&key_state, KEY_MADE, memory_order_release);
+    if (atomic_load(&key_made))
         return true;
-    }
-    return state == KEY_MADE;
+    if (pthread_key_create(&touched_key, NULL) != 0)
+        return false;
+    /* Bound now, off any signal handler's stack: the affinity
+     * interposers read the key from then on. */
+    (void)pthread_getspecific(touched_key);
+    pthread_setspecific(touched_key, NULL);
+    atomic_store_explicit(&key_made, true, memory_order_release);
+    return true;
 }
 
-/* Without a key (another thread makes it at this moment, or none can be
- * had) the thread stays untouched: its next narrowing touches again. */
+/* After the touch's malloc, on the wide mask: glibc allocates the value's
+ * block for a key past its first 32, which would otherwise be the
+ * thread's first malloc. */
 static void mark_touched(void)
 {
-    if (key_made())
+    if (atomic_load_explicit(&key_made, memory_order_acquire))
         pthread_setspecific(touched_key, (void *)1);
 }
 
-/* A thread that dlopen()s the library allocated in dlopen: marked, its
- * narrowings never malloc. */
-__attribute__((constructor)) static void constructor_thread_touched(void)
+void afx_touch_constructor_thread(void)
 {
     if (__libc_single_threaded)
         constructor_thread = afx_thread_id();
@@ -71,7 +66,9 @@ bool afx_touch_pending(void)
 {
     if (afx_thread_id() == constructor_thread)
         return false;
-    return atomic_load_explicit(&key_state, memory_order_acquire) != KEY_MADE
+    /* Without the key (before the settings are read) the thread is not
+     * marked: each narrowing then touches. */
+    return !atomic_load_explicit(&key_made, memory_order_acquire)
            || pthread_getspecific(touched_key) == NULL;
 }
 
@@ -303,16 +300,15 @@ static bool wait_for_hand_off(atomic_uint *handed)
 __attribute__((noinline)) static void touch_at_birth(struct start *s)
 {
     int saved = errno;
-    afx_marks_forget_mine();
     sigset_t all, old;
     sigfillset(&all);
     bool blocked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
     /* A signal handler's affinity call in this window only forwards. */
     if (afx_enter()) {
-        mark_touched();
         if (afx_mask_get(s->birth) > 0 && set_own_mask(sizeof s->wide, s->wide) == 0) {
             clean_stack_below();
             touch_malloc();
+            mark_touched();
             set_own_mask(sizeof s->birth, s->birth);
         }
         afx_leave();
@@ -412,7 +408,6 @@ void afx_touch_after_narrowing(const unsigned char *before, long cpus)
     int saved = errno;
     long after = afx_mask_get(now);
     if (after >= 0 && after < cpus) {
-        mark_touched();
         /* Back on the mask it had before the call for the malloc: the
          * caller's set is never read, and a narrowing is judged by the
          * mask the kernel made of it. */
@@ -421,6 +416,7 @@ void afx_touch_after_narrowing(const unsigned char *before, long cpus)
              * glibc 2.35 as released counts stack bytes as CPUs there. */
             clean_stack_below();
             touch_malloc();
+            mark_touched();
             set_own_mask(sizeof now, now);
         }
     }

@@ -216,6 +216,38 @@ START_TEST(touched_once)
 }
 END_TEST
 
+/* The program's libraries took pthread keys before arenafix's constructor
+ * ran (libmanykeys.so, whose constructor runs first): 40, past glibc's
+ * first 32, whose values glibc allocates a block for at the first
+ * pthread_setspecific; marking a thread touched must not be its first
+ * malloc, on the narrow mask.  Every key: touch mode cannot mark, and is
+ * left out (said), and no narrowing from a signal handler mallocs. */
+START_TEST(program_holds_keys)
+{
+    const struct glibc *g = &afx_glibcs[_i / NPIN];
+    const char *how = pin_hows[_i % NPIN];
+    char preload[8300];
+    snprintf(preload, sizeof preload, "%s %s/libmanykeys.so", afx_testlib, afx_bin);
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", AFX_THREADS);
+    const char *args[] = { "threads", how, threads, threads, NULL };
+    const char *env[] = { "ARENAFIX_MODE=touch", "AFX_KEYS=40", NULL };
+    afx_run(&c, g, preload, env, "touchprobe", args);
+    long fixed = afx_fixed_arenas(AFX_THREADS);
+    ck_assert_msg(c.status == 0 && afx_arenas(&c) == fixed,
+                  "%s glibc, pinned by %s, 40 keys taken first: status %d, %d arenas (a fixed "
+                  "glibc gives %ld): %s%s", g->name, how, c.status, afx_arenas(&c), fixed, c.out,
+                  c.err);
+
+    const char *sigpin[] = { "sigpin", _i % 2 ? "attr" : "self", NULL };
+    const char *all[] = { "ARENAFIX_MODE=touch", "ARENAFIX_VERBOSE=1", "AFX_KEYS=all", NULL };
+    afx_run(&c, g, preload, all, "touchprobe", sigpin);
+    ck_assert_msg(c.status == 0 && strcmp(c.out, "sigpin: ok\n") == 0
+                      && strstr(c.err, "no pthread key left for touch mode's mark") != NULL,
+                  "%s glibc, every key taken: status %d: %s%s", g->name, c.status, c.out, c.err);
+}
+END_TEST
+
 /* ---- the placement a creator makes ------------------------------------ */
 
 static const char *const place_hows[] = { "attr", "c11-default", "creator" };
@@ -281,6 +313,7 @@ Suite *touch_suite(void)
     tcase_add_loop_test(tc, errno_as_glibc, 0, afx_nglibcs);
     tcase_add_loop_test(tc, attribute_kept, 0, afx_nglibcs);
     tcase_add_loop_test(tc, touched_once, 0, afx_nglibcs * 2);
+    tcase_add_loop_test(tc, program_holds_keys, 0, afx_nglibcs * NPIN);
     tcase_add_loop_test(tc, creator_placement_kept, 0, afx_nglibcs * NPLACE);
     suite_add_tcase(s, tc);
     return s;

@@ -19,6 +19,8 @@
  *                     descriptor from glibc's stack cache, starts 30
  *                     workers that pin themselves and malloc, and the
  *                     child prints its count as child-arenas=N
+ *   moments forkreuse-unseen  the same, the child's thread started
+ *                     through glibc's own pthread_create (not seen)
  *   moments fork      a thread forks while the main thread is in the
  *                     middle of setting the limit (held in malloc_info);
  *                     the child starts 30 threads that pin themselves and
@@ -345,6 +347,8 @@ static void *child_spawner(void *unused)
     return unused;
 }
 
+static bool spawner_unseen;
+
 static void *reuser_forker(void *unused)
 {
     (void)unused;
@@ -356,7 +360,8 @@ static void *reuser_forker(void *unused)
         atomic_store(&attached, 0);
         sem_init(&release, 0, 0);
         pthread_t t;
-        if (pthread_create(&t, NULL, child_spawner, NULL) != 0)
+        afx_create_fn *start = spawner_unseen ? afx_glibc_pthread_create() : pthread_create;
+        if (start == NULL || start(&t, NULL, child_spawner, NULL) != 0)
             die("pthread_create", EAGAIN);
         pthread_join(t, NULL);
         int n = arenas_now(30);
@@ -655,6 +660,10 @@ int main(int argc, char **argv)
         fork_while_setting();
     else if (strcmp(what, "forkreuse") == 0)
         fork_while_inside();
+    else if (strcmp(what, "forkreuse-unseen") == 0) {
+        spawner_unseen = true;
+        fork_while_inside();
+    }
     else if (strcmp(what, "emfile") == 0)
         emfile();
     else if (strcmp(what, "emfile-first") == 0)
@@ -672,7 +681,7 @@ int main(int argc, char **argv)
     else if (strcmp(what, "altstack") == 0)
         altstack();
     else
-        die("usage: moments race|readers|fork|forkreuse|emfile|emfile-first|noproc|fewnoproc|mallopt|dlopen LIB|cancel|altstack", EINVAL);
+        die("usage: moments race|readers|fork|forkreuse|forkreuse-unseen|emfile|emfile-first|noproc|fewnoproc|mallopt|dlopen LIB|cancel|altstack", EINVAL);
     /* Counted before the threads end: an arena outlives its thread, but
      * this is the count while they all run. */
     int n = arenas_now(atomic_load(&nthreads));
