@@ -392,7 +392,7 @@ int afx_inspect_all(enum afx_scan_format format, bool probe_host_glibc, const ch
     s.format = format;
     s.json = format == AFX_SCAN_JSON;
     /* Before the scan: a file that cannot be made fails at once. */
-    if (output != NULL && (out = afx_outfile_open(&file, output)) == NULL)
+    if (output != NULL && (out = afx_outfile_open(&file, output, 0)) == NULL)
         return AFX_EXIT_FAIL;
     afx_access_facts_read(&s.access);
     afx_host_read(&s.host);
