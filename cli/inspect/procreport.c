@@ -363,29 +363,41 @@ const char *afx_glibc_state_name(enum afx_glibc_state s)
     return s == AFX_GLIBC_AFFECTED ? "affected" : s == AFX_GLIBC_FIXED ? "not affected" : "unknown";
 }
 
-void afx_report_json(const struct afx_report *r, FILE *out)
+/* The object's keys are the same for every process, null where unknown:
+ * a reader (Ansible's selectattr) may take any of them from any
+ * record.  unreadable: why none of it could be read, or NULL. */
+static void report_json(const struct afx_report *r, const char *unreadable, FILE *out)
 {
     struct afx_json j;
+    bool known = unreadable == NULL;
     afx_json_begin(&j, out);
-    afx_json_str(&j, "verdict", afx_health_names[r->health]);
-    afx_json_long(&j, "exit_status", afx_health_status(r->health));
-    afx_json_str(&j, "reason", r->why);
+    afx_json_str(&j, "verdict", known ? afx_health_names[r->health] : "unreadable");
+    if (known)
+        afx_json_long(&j, "exit_status", afx_health_status(r->health));
+    else
+        afx_json_raw(&j, "exit_status", "null");
+    afx_json_str(&j, "reason", known ? r->why : unreadable);
     afx_json_long(&j, "pid", r->pid);
-    afx_json_str(&j, "name", r->name);
+    afx_json_str(&j, "name", known || r->name[0] ? r->name : NULL);
     afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
-    afx_json_str(&j, "unit", r->unit.name[0] ? r->unit.name : NULL);
-    afx_json_bool(&j, "user_unit", r->unit.user);
-    bool boxed = r->container.engine[0] != '\0';
+    /* Of one not read, what a part says is not shown (as in the text
+     * report): its unit and container are unknown. */
+    afx_json_str(&j, "unit", known && r->unit.name[0] ? r->unit.name : NULL);
+    if (known)
+        afx_json_bool(&j, "user_unit", r->unit.user);
+    else
+        afx_json_raw(&j, "user_unit", "null");
+    bool boxed = known && r->container.engine[0] != '\0';
     afx_json_str(&j, "container_engine", boxed ? r->container.engine : NULL);
     afx_json_str(&j, "container_id", boxed ? r->container.id : NULL);
     afx_json_str(&j, "container_name", boxed && r->container.name[0] ? r->container.name : NULL);
     /* A rootless one's user, by the kernel's word; its engine unknown. */
-    if (r->container.userns)
+    if (known && r->container.userns)
         afx_json_long(&j, "rootless_owner_uid", (long)r->container.owner);
     else
         afx_json_raw(&j, "rootless_owner_uid", "null");
     /* Counts of a process not read whole would be a part's. */
-    bool whole = r->unread[0] == '\0';
+    bool whole = known && r->unread[0] == '\0';
     if (whole) {
         afx_json_long(&j, "threads", r->threads.count);
         afx_json_long(&j, "threads_narrowed", r->threads.narrowed);
@@ -397,20 +409,42 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "online_list", r->host.online_list);
     afx_json_str(&j, "isolated_list", r->host.isolated_list);
     afx_json_str(&j, "nohz_full_list", r->host.nohz_full_list);
-    afx_json_str(&j, "libc", r->libc_kind == AFX_LIBC_MUSL ? "musl"
-                             : r->libc_kind == AFX_LIBC_STATIC_GLIBC ? "glibc (static)" : "glibc");
-    afx_json_str(&j, "glibc", r->glibc);
-    afx_json_str(&j, "glibc_state", afx_glibc_state_name(r->state));
-    afx_json_str(&j, "glibc_note", r->probe_note);
-    afx_json_bool(&j, "glibc_executed", r->probed);
-    afx_json_bool(&j, "libarenafix", r->maps.arenafix);
-    afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
-    afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);
-    afx_json_bool(&j, "arena_limit_set", r->env.user_limit);
+    afx_json_str(&j, "libc", !known                                 ? NULL
+                             : r->libc_kind == AFX_LIBC_MUSL         ? "musl"
+                             : r->libc_kind == AFX_LIBC_STATIC_GLIBC ? "glibc (static)"
+                                                                     : "glibc");
+    afx_json_str(&j, "glibc", known ? r->glibc : NULL);
+    afx_json_str(&j, "glibc_state", known ? afx_glibc_state_name(r->state) : NULL);
+    afx_json_str(&j, "glibc_note", known ? r->probe_note : NULL);
+    afx_json_bool(&j, "glibc_executed", known && r->probed);
+    if (known) {
+        afx_json_bool(&j, "libarenafix", r->maps.arenafix);
+        afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
+        afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);
+        afx_json_bool(&j, "arena_limit_set", r->env.user_limit);
+    } else {
+        afx_json_raw(&j, "libarenafix", "null");
+        afx_json_raw(&j, "libarenafix_mode", "null");
+        afx_json_raw(&j, "foreign_malloc", "null");
+        afx_json_raw(&j, "arena_limit_set", "null");
+    }
     if (whole)
         afx_json_long(&j, "arenas_estimated", r->maps.heaps + 1);
     else
         afx_json_raw(&j, "arenas_estimated", "null");
-    afx_json_long(&j, "arenas_counted", r->exact);
+    if (known)
+        afx_json_long(&j, "arenas_counted", r->exact);
+    else
+        afx_json_raw(&j, "arenas_counted", "null");
     afx_json_end(&j);
+}
+
+void afx_report_json(const struct afx_report *r, FILE *out)
+{
+    report_json(r, NULL, out);
+}
+
+void afx_report_json_unreadable(const struct afx_report *r, const char *why, FILE *out)
+{
+    report_json(r, why, out);
 }

@@ -89,4 +89,8 @@ const char *afx_glibc_state_name(enum afx_glibc_state s);
 /* The report as one JSON object on a line of its own. */
 void afx_report_json(const struct afx_report *r, FILE *out);
 
+/* The same keys for a process none of which could be read (why): its
+ * verdict "unreadable", null for what was not read. */
+void afx_report_json_unreadable(const struct afx_report *r, const char *why, FILE *out);
+
 #endif

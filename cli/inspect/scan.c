@@ -125,17 +125,7 @@ static void list_unreadable(struct scan *s, const struct afx_report *r, const ch
         return;
     }
     json_next(s);
-    struct afx_json j;
-    afx_json_begin(&j, stdout);
-    afx_json_str(&j, "verdict", "unreadable");
-    afx_json_raw(&j, "exit_status", "null");
-    afx_json_str(&j, "reason", why);
-    afx_json_long(&j, "pid", r->pid);
-    afx_json_str(&j, "name", r->name[0] ? r->name : NULL);
-    afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
-    afx_json_raw(&j, "unit", "null");
-    afx_json_bool(&j, "user_unit", false);
-    afx_json_end(&j);
+    afx_report_json_unreadable(r, why, stdout);
 }
 
 static void list_judged(struct scan *s, const struct afx_report *r)
