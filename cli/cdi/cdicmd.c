@@ -29,7 +29,8 @@ static const char cdi_usage[] =
     "\n"
     "Options:\n"
     "  -o, --output FILE  write the spec to FILE, whole or not at all (mode 0644),\n"
-    "                     not to standard output\n"
+    "                     not to standard output; its directory is made when\n"
+    "                     missing, and must be root's alone, as those above it\n"
     "      --name NAME    the device's name (default " AFX_CDI_DEVICE ")\n"
     "      --log FILE     the hook appends what it says to FILE\n"
     "  -h, --help         print this help and exit\n"
@@ -38,8 +39,8 @@ static const char cdi_usage[] =
     "  arenafix cdi -o /etc/cdi/arenafix.json                  install the spec\n"
     "  podman run --device " AFX_CDI_KIND "=" AFX_CDI_DEVICE " IMAGE  IMAGE with the fix\n"
     "\n"
-    "Exit status: 0 written; 1 failure (no library, a command or library others\n"
-    "may change, FILE not written); 2 usage error.\n"
+    "Exit status: 0 written; 1 failure (no library, a command, library or directory\n"
+    "others may change, FILE not written); 2 usage error.\n"
     "See arenafix(1).\n";
 
 #define CDI_USAGE "usage: arenafix cdi [--output FILE] [--name NAME] [--log FILE]"
@@ -138,7 +139,7 @@ int afx_cmd_cdi(int argc, char **argv)
         return fflush(stdout) == 0 && !ferror(stdout) ? AFX_EXIT_OK : AFX_EXIT_FAIL;
     }
     static struct afx_outfile file;
-    FILE *out = afx_outfile_open(&file, output);
+    FILE *out = afx_outfile_open(&file, output, AFX_OUTFILE_TRUSTED | AFX_OUTFILE_MAKE_DIR);
     if (out == NULL)
         return AFX_EXIT_FAIL;
     fwrite(text, 1, (size_t)len, out);
