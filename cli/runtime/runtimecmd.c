@@ -28,14 +28,16 @@
 #endif
 
 static int log_fd = -1;
+static const char *log_path = "";
 
 /* The operator's log, appended to as the hook does: never through a
- * link, a regular file only, never waiting. */
-static void log_open(const char *path)
+ * link, a regular file only, never waiting.  Opened for a first line:
+ * a runtime's every state and kill leaves no trace. */
+static void log_open(void)
 {
-    if (path[0] == '\0')
+    if (log_fd >= 0 || log_path[0] == '\0')
         return;
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0640);
+    int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0640);
     struct stat st;
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         close(fd);
@@ -49,6 +51,7 @@ static void say(const char *id, const char *fmt, ...)
 {
     char text[4096], line[4200];
     va_list ap;
+    log_open();
     if (log_fd < 0)
         return;
     va_start(ap, fmt);
@@ -227,7 +230,7 @@ int afx_runtime_main(int argc, char **argv)
         first = 3;
     }
     conf_read(&c, why, sizeof why);
-    log_open(c.log);
+    log_path = c.log;
     if (why[0] != '\0')
         say(NULL, "configuration: %s", why);
     if (chosen == NULL)
