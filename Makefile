@@ -10,6 +10,8 @@ MULTIARCH  ?= $(shell $(CC) -print-multiarch 2>/dev/null)
 LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 PKGLIBDIR  ?= $(LIBDIR)/arenafix
 MANDIR     ?= $(PREFIX)/share/man
+# arenafix-runtime reads SYSCONFDIR/arenafix/runtime.conf.
+SYSCONFDIR ?= /etc
 # Where podman and CRI-O look for OCI hooks (containers-common).
 HOOKSDIR   ?= $(PREFIX)/share/containers/oci/hooks.d
 DESTDIR    ?=

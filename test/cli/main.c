@@ -11,7 +11,7 @@ int main(void)
         scan_suite, probe_suite, enable_suite, inspect_suite, prometheus_suite,
         wrap_suite, hostile_suite, pure_suite, hook_suite, unitfile_suite, status_suite, help_suite, libc_suite, rootprobe_suite,
         cdi_suite, engines_suite,
-        rootless_suite,
+        rootless_suite, runtime_suite,
     };
     int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]));
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
