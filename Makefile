@@ -12,6 +12,9 @@ PKGLIBDIR  ?= $(LIBDIR)/arenafix
 MANDIR     ?= $(PREFIX)/share/man
 # arenafix-runtime reads SYSCONFDIR/arenafix/runtime.conf.
 SYSCONFDIR ?= /etc
+# Where the packaged hooks.d entry has the OCI hook say what it did (runc
+# shows a hook's standard error only when the hook fails).
+HOOKLOG    ?= /var/log/arenafix-oci-hook.log
 # Where podman and CRI-O look for OCI hooks (containers-common).
 HOOKSDIR   ?= $(PREFIX)/share/containers/oci/hooks.d
 DESTDIR    ?=

@@ -31,7 +31,7 @@ all: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON)
 # The hooks.d entry for podman and CRI-O: the installed command, run
 # where a container has the annotation (docs/deploy.md).
 $(CLI_HOOK_JSON): cli/hook/oci-hook.json.in $(B)/cli/paths.stamp | $(B)/cli
-	sed 's|@BINDIR@|$(BINDIR)|' $< > $@
+	sed -e 's|@BINDIR@|$(BINDIR)|' -e 's|@HOOKLOG@|$(HOOKLOG)|' $< > $@
 
 $(B)/cli:
 	mkdir -p $@
@@ -39,8 +39,8 @@ $(B)/cli:
 # The install directories and the build's library are compiled in:
 # rebuild when they change.
 $(B)/cli/paths.stamp: FORCE | $(B)/cli
-	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR) $(SYSCONFDIR)' | cmp -s - $@ || \
-	    echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR) $(SYSCONFDIR)' > $@
+	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR) $(SYSCONFDIR) $(HOOKLOG)' | cmp -s - $@ || \
+	    echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR) $(SYSCONFDIR) $(HOOKLOG)' > $@
 .PHONY: FORCE
 FORCE:
 
