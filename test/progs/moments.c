@@ -19,6 +19,13 @@
  *                     descriptor from glibc's stack cache, starts 30
  *                     workers that pin themselves and malloc, and the
  *                     child prints its count as child-arenas=N
+ *   moments reenter   30 pinned workers start; the library's counts of
+ *                     arenas (its malloc_info) each start a thread and
+ *                     call mallopt(M_ARENA_TEST, 8, glibc's own value),
+ *                     as a malloc the library's code calls may: the
+ *                     library must only forward them (inside its own
+ *                     decision, deciding again waits on itself for
+ *                     ever); prints reenter=ok
  *   moments forkreuse-unseen  the same, the child's thread started
  *                     through glibc's own pthread_create (not seen)
  *   moments fork      a thread forks while the main thread is in the
@@ -181,6 +188,7 @@ static void join_all(void)
 typedef int malloc_info_fn(int, FILE *);
 static atomic_int hold_malloc_info;   /* 1: hold the next call 100 ms; 2: fork then */
 static atomic_int hold_narrowing;     /* 1: fork at the next mask read of the calling thread */
+static atomic_bool reenter;           /* malloc_info starts a thread, calls mallopt */
 static sem_t fork_now, forked;
 
 static atomic_int readers_waiting = -1;   /* >= 0: hold the creations' counts */
@@ -239,6 +247,16 @@ int malloc_info(int options, FILE *f)
     static malloc_info_fn *real;
     if (real == NULL)
         real = (malloc_info_fn *)dlsym(RTLD_NEXT, "malloc_info");
+    if (creating && atomic_load(&reenter)) {
+        pthread_t t;
+        pthread_attr_t detached;
+        pthread_attr_init(&detached);
+        pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &detached, once, NULL) != 0)
+            die("pthread_create (from malloc_info)", EAGAIN);
+        pthread_attr_destroy(&detached);
+        mallopt(M_ARENA_TEST, 8);
+    }
     int expected = 1;
     if (creating && atomic_compare_exchange_strong(&hold_malloc_info, &expected, 0))
         sleep_ms(100);
@@ -660,7 +678,12 @@ int main(int argc, char **argv)
         fork_while_setting();
     else if (strcmp(what, "forkreuse") == 0)
         fork_while_inside();
-    else if (strcmp(what, "forkreuse-unseen") == 0) {
+    else if (strcmp(what, "reenter") == 0) {
+        atomic_store(&reenter, true);
+        for (int i = 0; i < 30; i++)
+            create(worker, &one_cpu);
+        printf("reenter=ok\n");
+    } else if (strcmp(what, "forkreuse-unseen") == 0) {
         spawner_unseen = true;
         fork_while_inside();
     }
@@ -681,7 +704,7 @@ int main(int argc, char **argv)
     else if (strcmp(what, "altstack") == 0)
         altstack();
     else
-        die("usage: moments race|readers|fork|forkreuse|forkreuse-unseen|emfile|emfile-first|noproc|fewnoproc|mallopt|dlopen LIB|cancel|altstack", EINVAL);
+        die("usage: moments race|readers|fork|forkreuse|forkreuse-unseen|reenter|emfile|emfile-first|noproc|fewnoproc|mallopt|dlopen LIB|cancel|altstack", EINVAL);
     /* Counted before the threads end: an arena outlives its thread, but
      * this is the count while they all run. */
     int n = arenas_now(atomic_load(&nthreads));
