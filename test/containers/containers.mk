@@ -20,7 +20,7 @@ check-containers: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/te
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) \
 	    '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	sh test/containers/engines.sh $(abspath $(B)/containers-engines) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
-	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' $(abspath $(RUNTIME_BIN)) || failed=1; \
 	sh test/containers/rootless.sh $(abspath $(B)/containers-rootless) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath $(CLI_HOOK_JSON)) || failed=1; \
 	sh test/containers/runtime.sh $(abspath $(B)/containers-runtime) $(abspath $(CLI_BIN)) $(abspath $(RUNTIME_BIN)) \
