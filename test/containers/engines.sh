@@ -464,6 +464,58 @@ containerd_part() {
         fail "containerd: no ctr run fix printed, or ctr run refused it: $("$cli" inspect "$pid" | tail -2)"
     fi
     exec 3>&- 4>&-
+    if [ -n "$shim" ]; then
+        containerd_runtime_part
+    else
+        skip "containerd: no arenafix-runtime given"
+    fi
+}
+
+# ctr run --runc-binary SHIM (the runc v2 shim's BinaryName): the
+# library given to the pinned container, a musl image left alone.
+containerd_runtime_part() {
+    : > "$runtime_log"
+    if cstart shim 5 --runc-binary "$shim"; then
+        said=$(shim_said "$tag-shim")
+        [ "$count" = "$host" ] && [ "$(mapped "$pid" '/libarenafix.so$')" -gt 0 ] \
+            && echo "$said" | grep -q -F "given the library: /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so mounted read-only" \
+            && pass "containerd: ctr run --runc-binary arenafix-runtime gives the pinned container $count arenas (9 with runc above; the shim adds the hook: $said)" \
+            || { fail "containerd: with --runc-binary arenafix-runtime, $count arenas (the host $host): $said"; cat "$runtime_log"; }
+    else
+        fail "containerd: the container with --runc-binary arenafix-runtime did not start: $(cat "$work/ctr-shim.out")"; cat "$runtime_log"
+    fi
+    exec 5>&-
+    [ -d "$work/musl" ] || musl_root
+    if [ -z "$musl" ]; then
+        skip "containerd: musl: no musl-gcc or musl's loader"
+    elif ! python3 "$(dirname "$0")/ociarchive.py" "$work/musl" "localhost/$tag-musl:latest" "$work/musl.tar" \
+        || ! ct image import "$work/musl.tar" >/dev/null; then
+        fail "ctr image import refused the musl image"
+    else
+        cmusl() {
+            ct run --rm --fifo-dir "$work/containerd/fifo" --runc-root "$work/containerd/runc" "$@" \
+                "localhost/$tag-musl:latest" "$tag-musl-$#" /bin/exitwith 7 </dev/null 2>&1
+            echo "status=$?"
+        }
+        plain=$(echo $(cmusl))
+        : > "$runtime_log"
+        out=$(echo $(cmusl --runc-binary "$shim"))
+        [ "$out" = "ran status=7" ] && [ "$plain" = "$out" ] && grep -F "oci-hook" "$runtime_log" | grep -q -F "left alone: " \
+            && ! grep -q -F "given the library" "$runtime_log" \
+            && pass "containerd: a musl image with --runc-binary arenafix-runtime runs as with runc ($out), the hook's reason logged" \
+            || { fail "containerd: musl with --runc-binary arenafix-runtime: '$out', with runc '$plain'"; cat "$runtime_log"; }
+    fi
+    # The CRI plugin's entry (deploy/containerd/), added to a
+    # configuration: containerd reads it, runc's entry kept.  Parsed
+    # only: the CRI plugin is not run here.
+    drop=$(dirname "$0")/../../deploy/containerd/arenafix-runtime.toml
+    printf 'version = 2\nroot = "%s"\nstate = "%s"\n' "$work/cri/root" "$work/cri/state" | cat - "$drop" > "$work/cri.toml"
+    dump=$(containerd --config "$work/cri.toml" config dump 2>&1)
+    echo "$dump" | grep -q -F '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.arenafix.options]' \
+        && echo "$dump" | grep -q -F 'BinaryName = "/usr/bin/arenafix-runtime"' \
+        && echo "$dump" | grep -q -F '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]' \
+        && pass "containerd reads deploy/containerd/arenafix-runtime.toml (config dump): the handler arenafix, BinaryName arenafix-runtime, runc's entry kept (parsed, not run: no CRI here)" \
+        || { fail "containerd's config dump of deploy/containerd/arenafix-runtime.toml:"; echo "$dump" | grep -n 'runtimes\.\|BinaryName\|level=' ; }
 }
 
 t0=$(date +%s)
