@@ -1,7 +1,8 @@
 # make check-containers: real podman containers (runc) on images made
 # here, judged and fixed from the host by arenafix inspect, a scanner in
 # a container, the OCI hook, the CDI spec, and docker and containerd
-# run for real, and arenafix-runtime in front of runc (test/containers/README.md).  Root;
+# run for real (arenafix-runtime their runtime too), and arenafix-runtime
+# in front of runc (test/containers/README.md).  Root;
 # skipped with the reason where podman or runc cannot run.  Each part
 # runs whether the one before passed or not.
 
