@@ -331,7 +331,9 @@ shim_said() {
     grep -F "arenafix-runtime: container $1: " "$runtime_log" | grep -q -F "hooks.createRuntime given" \
         && grep -F "container $(echo "$1" | cut -c1-12): " "$runtime_log" | grep -F "oci-hook" | tail -n 1
 }
-# musl_image: a musl program's root (exitwith, musl's loader) in
+# A program's lines as one, spaces between.
+oneline() { tr '\n' ' ' | sed 's/ $//'; }
+# musl_root: a musl program's root (exitwith, musl's loader) in
 # $work/musl; musl=yes, or "" without musl-tools.
 musl_root() {
     rootfs "$work/musl" "" && musl_program "$work/musl" "$(dirname "$0")/exitwith.c"
@@ -379,10 +381,9 @@ docker_runtime_part() {
     elif ! tar -C "$work/musl" -c . | dk import - "$tag-musl" >/dev/null; then
         fail "docker import refused the musl image"
     else
-        plain=$(dk run --rm --network none "$tag-musl" /bin/exitwith 7 2>&1; echo "status=$?")
+        plain=$( (dk run --rm --network none "$tag-musl" /bin/exitwith 7 2>&1; echo "status=$?") | oneline)
         : > "$runtime_log"
-        out=$(dk run --rm --network none --runtime arenafix "$tag-musl" /bin/exitwith 7 2>&1; echo "status=$?")
-        out=$(echo $out) plain=$(echo $plain)
+        out=$( (dk run --rm --network none --runtime arenafix "$tag-musl" /bin/exitwith 7 2>&1; echo "status=$?") | oneline)
         [ "$out" = "ran status=7" ] && [ "$plain" = "$out" ] && grep -F "oci-hook" "$runtime_log" | grep -q -F "left alone: " \
             && ! grep -q -F "given the library" "$runtime_log" \
             && pass "docker: a musl image with --runtime arenafix runs as with the default runtime ($out), the hook's reason logged: $(grep -F 'oci-hook' "$runtime_log" | tail -n 1)" \
@@ -471,6 +472,15 @@ containerd_part() {
     fi
 }
 
+# cmusl NAME [OPTION]...: the musl image's exitwith 7 run to its end by
+# ctr run; its output, then its status.
+cmusl() {
+    name=$1; shift
+    ct run --rm --fifo-dir "$work/containerd/fifo" --runc-root "$work/containerd/runc" "$@" \
+        "localhost/$tag-musl:latest" "$tag-musl-$name" /bin/exitwith 7 </dev/null 2>&1
+    echo "status=$?"
+}
+
 # ctr run --runc-binary SHIM (the runc v2 shim's BinaryName): the
 # library given to the pinned container, a musl image left alone.
 containerd_runtime_part() {
@@ -492,14 +502,9 @@ containerd_runtime_part() {
         || ! ct image import "$work/musl.tar" >/dev/null; then
         fail "ctr image import refused the musl image"
     else
-        cmusl() {
-            ct run --rm --fifo-dir "$work/containerd/fifo" --runc-root "$work/containerd/runc" "$@" \
-                "localhost/$tag-musl:latest" "$tag-musl-$#" /bin/exitwith 7 </dev/null 2>&1
-            echo "status=$?"
-        }
-        plain=$(echo $(cmusl))
+        plain=$(cmusl plain | oneline)
         : > "$runtime_log"
-        out=$(echo $(cmusl --runc-binary "$shim"))
+        out=$(cmusl shim --runc-binary "$shim" | oneline)
         [ "$out" = "ran status=7" ] && [ "$plain" = "$out" ] && grep -F "oci-hook" "$runtime_log" | grep -q -F "left alone: " \
             && ! grep -q -F "given the library" "$runtime_log" \
             && pass "containerd: a musl image with --runc-binary arenafix-runtime runs as with runc ($out), the hook's reason logged" \
