@@ -10,6 +10,11 @@ MULTIARCH  ?= $(shell $(CC) -print-multiarch 2>/dev/null)
 LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 PKGLIBDIR  ?= $(LIBDIR)/arenafix
 MANDIR     ?= $(PREFIX)/share/man
+# arenafix-runtime reads SYSCONFDIR/arenafix/runtime.conf.
+SYSCONFDIR ?= /etc
+# Where the packaged hooks.d entry has the OCI hook say what it did (runc
+# shows a hook's standard error only when the hook fails).
+HOOKLOG    ?= /var/log/arenafix-oci-hook.log
 # Where podman and CRI-O look for OCI hooks (containers-common).
 HOOKSDIR   ?= $(PREFIX)/share/containers/oci/hooks.d
 DESTDIR    ?=
@@ -40,13 +45,16 @@ AFX_NOTHING :=
 ARENAFIX_AFFECTED_GLIBC ?= $(subst $(AFX_NOTHING) $(AFX_NOTHING),:,$(abspath $(AFX_AFFECTED_DIRS)))
 export ARENAFIX_AFFECTED_GLIBC
 
-.PHONY: all deps demo check check-slow check-all bench install uninstall clean
+.PHONY: all deps deps-demo deps-check deps-slow demo check check-slow check-all bench install uninstall clean
 all:
 
-# Install the Debian packages the build and tests need (or say how).
+# Install the Debian packages the build and tests need (or say how): every
+# tier's (make deps), or one tier's and those before it (test/packages.txt).
 deps:
-	sh test/deps.sh
+	sh test/deps.sh all
 	sh test/deb/build-deps.sh
+deps-demo deps-check deps-slow:
+	sh test/deps.sh $(patsubst deps-%,%,$@)
 
 # The fast tier's suites: each part adds its own (CHECK_SUITES += ...).
 CHECK_SUITES :=
@@ -73,6 +81,7 @@ include shim/shim.mk
 -include test/hard/hard.mk
 -include test/deb/deb.mk
 -include test/real/real.mk
+-include test/packages/packages.mk
 -include test/glibc/glibc.mk
 -include test/mutants/mutants.mk
 -include test/host/host.mk

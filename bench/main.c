@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crossglibc.h"
 #include "loader.h"
 #include "options.h"
 #include "pin.h"
@@ -105,10 +106,19 @@ static FILE *open_output(const char *path)
 }
 
 /* The affected glibc: --affected-glibc, else the tests' variable; of a
- * list (DIR:DIR...), the first. */
+ * list (DIR:DIR...), the first.  Where neither names one (a clone outside
+ * this project's layout), Debian's cross glibc where it is installed:
+ * the runs then show whether it has the bug. */
 static const char *affected_setting(const struct afb_options *o, char *buf, size_t len)
 {
-    return afb_first_glibc(o->affected ? o->affected : getenv("ARENAFIX_AFFECTED_GLIBC"), buf, len);
+    const char *named = afb_first_glibc(o->affected ? o->affected
+                                                    : getenv("ARENAFIX_AFFECTED_GLIBC"),
+                                        buf, len);
+#ifdef AFX_CROSS_GLIBC
+    if (named == NULL && afb_glibc_dir_usable(AFX_CROSS_GLIBC))
+        return AFX_CROSS_GLIBC;
+#endif
+    return named;
 }
 
 static int run_repro(const struct afb_options *o, const struct afb_plan *plan, char **argv)
@@ -173,7 +183,13 @@ static int run_matrix(const struct afb_options *o, const struct afb_plan *plan, 
     char affected_why[160];
     if (dir == NULL || *dir == '\0')
         snprintf(affected_why, sizeof affected_why,
-                 "no affected glibc on this host (set ARENAFIX_AFFECTED_GLIBC)");
+                 "no affected glibc on this host (set ARENAFIX_AFFECTED_GLIBC%s)",
+#ifdef AFX_CROSS_PACKAGE
+                 ", or install " AFX_CROSS_PACKAGE
+#else
+                 ""
+#endif
+        );
     else
         snprintf(affected_why, sizeof affected_why, "%.100s holds no ld.so + libc.so.6", dir);
     const char *preload = find_preload(o);

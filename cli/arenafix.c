@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "library.h"
+#include "suggest.h"
 
 #ifndef AFX_VERSION
 #define AFX_VERSION "unknown"
@@ -55,28 +56,42 @@ int afx_cmd_path(int argc, char **argv)
     return fflush(stdout) == 0 ? AFX_EXIT_OK : AFX_EXIT_FAIL;
 }
 
-/* The subcommands, by the word that names them. */
+static int enable(int argc, char **argv)
+{
+    return afx_cmd_enable(argc, argv, true);
+}
+
+static int disable(int argc, char **argv)
+{
+    return afx_cmd_enable(argc, argv, false);
+}
+
+/* The subcommands, by the word that names them (help, and the probe's
+ * hidden child, are main's). */
+static const char *const names[] = {
+    "probe", "inspect", "enable", "disable", "status", "path", "oci-hook", "cdi", "help",
+};
+static int (*const commands[])(int, char **) = {
+    afx_cmd_probe, afx_cmd_inspect, enable, disable, afx_cmd_status, afx_cmd_path, afx_cmd_oci_hook, afx_cmd_cdi, NULL,
+};
+#define SUBCOMMANDS (sizeof names / sizeof names[0])
+
 static int dispatch(const char *word, int argc, char **argv, bool *found)
 {
-    *found = true;
-    if (strcmp(word, "probe") == 0)
-        return afx_cmd_probe(argc, argv);
-    if (strcmp(word, "inspect") == 0)
-        return afx_cmd_inspect(argc, argv);
-    if (strcmp(word, "enable") == 0)
-        return afx_cmd_enable(argc, argv, true);
-    if (strcmp(word, "disable") == 0)
-        return afx_cmd_enable(argc, argv, false);
-    if (strcmp(word, "status") == 0)
-        return afx_cmd_status(argc, argv);
-    if (strcmp(word, "path") == 0)
-        return afx_cmd_path(argc, argv);
-    if (strcmp(word, "oci-hook") == 0)
-        return afx_cmd_oci_hook(argc, argv);
-    if (strcmp(word, "cdi") == 0)
-        return afx_cmd_cdi(argc, argv);
+    for (size_t i = 0; i < SUBCOMMANDS; i++)
+        if (commands[i] != NULL && strcmp(word, names[i]) == 0) {
+            *found = true;
+            return commands[i](argc, argv);
+        }
     *found = false;
     return AFX_EXIT_USAGE;
+}
+
+/* The subcommand word misspells, or NULL. */
+static const char *meant(const char *word)
+{
+    int i = afx_misspelt(word, names, SUBCOMMANDS);
+    return i < 0 ? NULL : names[i];
 }
 
 static const char help_usage[] =
@@ -107,6 +122,8 @@ static int help(int argc, char **argv)
         char *sub_argv[] = { argv[1], (char *)"--help", NULL };
         bool found;
         int status = dispatch(argv[1], 2, sub_argv, &found);
+        if (!found && meant(argv[1]) != NULL)
+            afx_usage_error("help: no subcommand %s; did you mean %s?", argv[1], meant(argv[1]));
         if (!found)
             afx_usage_error("help: no subcommand %s; arenafix --help lists them", argv[1]);
         return status;
@@ -134,5 +151,13 @@ int main(int argc, char **argv)
         return help(argc - 1, argv + 1);
     bool found;
     int status = dispatch(first, argc - 1, argv + 1, &found);
-    return found ? status : afx_cmd_wrap(argc, argv);
+    if (found)
+        return status;
+    /* A misspelt subcommand runs nothing, even where a program has
+     * that name: "arenafix stat" as root is more likely "status" than
+     * stat(1).  A path, or a word after "--" or an option, is CMD. */
+    if (first[0] != '-' && strchr(first, '/') == NULL && meant(first) != NULL)
+        afx_usage_error("%s: no such subcommand; did you mean %s? (a program named %s runs with "
+                        "arenafix -- %s)", first, meant(first), first, first);
+    return afx_cmd_wrap(argc, argv);
 }

@@ -32,6 +32,8 @@ int afx_cmd_path(int argc, char **argv);
 int afx_cmd_status(int argc, char **argv);
 int afx_cmd_oci_hook(int argc, char **argv);
 int afx_cmd_cdi(int argc, char **argv);
+/* arenafix-runtime, the OCI runtime shim: a program of its own. */
+int afx_runtime_main(int argc, char **argv);
 
 /* The top-level help on stdout (usage.c). */
 void afx_print_usage(void);

@@ -153,3 +153,31 @@ void afx_first_line(const char *path, char *out, size_t size)
     out[n] = '\0';
     free(text);
 }
+
+const char *afx_path_join(char *out, size_t size, const char *dir, const char *tail)
+{
+    size_t a = strlen(dir), b = strlen(tail);
+    if (size == 0)
+        return out;
+    if (a + b >= size) {
+        out[0] = '\0';
+        return out;
+    }
+    memmove(out, dir, a);
+    memcpy(out + a, tail, b + 1);
+    return out;
+}
+
+const char *afx_proc_path(char *out, size_t size, long pid, const char *tail)
+{
+    char digits[24], dir[32] = "/proc/";
+    size_t n = 0;
+    unsigned long v = pid > 0 ? (unsigned long)pid : 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    for (size_t i = 0; i < n; i++)
+        dir[6 + i] = digits[n - 1 - i];
+    dir[6 + n] = '\0';
+    return afx_path_join(out, size, dir, tail);
+}

@@ -11,6 +11,13 @@
  * length.  NULL with errno set on failure. */
 char *afx_slurp(const char *path, size_t *len);
 
+/* dir and tail joined ("/proc/42" "/maps") into out; "" if it would not
+ * fit.  And "/proc/PID" and tail ("/status"; "" for the directory).  As
+ * snprintf would write them, at a tenth of its cost: a scan makes a
+ * dozen such paths for each process.  Both return out. */
+const char *afx_path_join(char *out, size_t size, const char *dir, const char *tail);
+const char *afx_proc_path(char *out, size_t size, long pid, const char *tail);
+
 /* When the reads of one process must end, on the monotonic clock.  It
  * is checked between reads, each of at most a fixed buffer: another
  * user's process can make the kernel slow to write its files (a long

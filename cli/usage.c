@@ -11,6 +11,8 @@ static const char usage[] =
     "       arenafix SUBCOMMAND [OPTIONS...]\n"
     "Run CMD with libarenafix, which gives threads pinned to a few CPUs the malloc\n"
     "arenas a fixed glibc gives them (glibc bug 30945); or check a host for the bug.\n"
+    "A first word an edit or two from a subcommand's (inpsect, stat) runs nothing:\n"
+    "arenafix -- WORD runs the program of that name.\n"
     "\n"
     "Subcommands:\n"
     "  arenafix probe [--json] [--glibc DIR]         is this host's glibc affected?\n"

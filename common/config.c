@@ -23,10 +23,22 @@ const char *afx_mode_name(enum afx_mode mode)
     return (unsigned)mode < sizeof mode_names / sizeof mode_names[0] ? mode_names[mode] : "?";
 }
 
+/* strcmp, without the library's call of glibc's: bound lazily (and
+ * chosen by an IFUNC resolver) at its first call, some 800 instructions
+ * in the constructor of every process that sets a variable. */
+static bool same(const char *a, const char *b)
+{
+    while (*a != '\0' && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
 static bool parse_mode(const char *s, enum afx_mode *out)
 {
     for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++) {
-        if (strcmp(s, mode_names[i]) == 0) {
+        if (same(s, mode_names[i])) {
             *out = (enum afx_mode)i;
             return true;
         }
@@ -36,11 +48,11 @@ static bool parse_mode(const char *s, enum afx_mode *out)
 
 static bool parse_bool(const char *s, bool *out)
 {
-    if (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "true") == 0) {
+    if (same(s, "1") || same(s, "yes") || same(s, "true")) {
         *out = true;
         return true;
     }
-    if (strcmp(s, "0") == 0 || strcmp(s, "no") == 0 || strcmp(s, "false") == 0) {
+    if (same(s, "0") || same(s, "no") || same(s, "false")) {
         *out = false;
         return true;
     }

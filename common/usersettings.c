@@ -167,8 +167,10 @@ static void set(enum afx_origin *from, unsigned long *value, enum afx_origin ori
     *value = v;
 }
 
-static void scan(char *const *envp, struct afx_user_settings *out, bool before_cve_fix)
+/* Whether GLIBC_TUNABLES was found. */
+static bool scan(char *const *envp, struct afx_user_settings *out, bool before_cve_fix)
 {
+    bool tunables = false;
     *out = (struct afx_user_settings){ 0 };
     for (; *envp != NULL; envp++) {
         const char *v;
@@ -178,6 +180,7 @@ static void scan(char *const *envp, struct afx_user_settings *out, bool before_c
         if (**envp != 'G' && **envp != 'M')
             continue;
         if ((v = afx_env_value(*envp, "GLIBC_TUNABLES")) != NULL) {
+            tunables = true;
             if (tunables_get(v, "glibc.malloc.arena_max", &n, before_cve_fix))
                 set(&out->arena_max_from, &out->arena_max, AFX_FROM_TUNABLES, n);
             if (tunables_get(v, "glibc.malloc.arena_test", &n, before_cve_fix))
@@ -190,6 +193,7 @@ static void scan(char *const *envp, struct afx_user_settings *out, bool before_c
                 set(&out->arena_test_from, &out->arena_test, AFX_FROM_ENV, n);
         }
     }
+    return tunables;
 }
 
 void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out)
@@ -199,7 +203,10 @@ void afx_user_scan(char *const *envp, bool secure, struct afx_user_settings *out
     /* Both tunables are SXID_IGNORE: not applied in a secure process. */
     if (envp == NULL || secure)
         return;
-    scan(envp, out, false);
+    /* The reading of a glibc without the CVE-2023-4911 fix differs only
+     * in GLIBC_TUNABLES: a second pass only where there is one. */
+    if (!scan(envp, out, false))
+        return;
     scan(envp, &old, true);
     if (out->arena_max_from == AFX_UNSET && old.arena_max_from != AFX_UNSET)
         set(&out->arena_max_from, &out->arena_max, AFX_FROM_OLD_TUNABLES, old.arena_max);

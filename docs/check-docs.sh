@@ -57,7 +57,7 @@ else
     tries=$(sed -n "$((first + 1)),$((last - 1))p" README.md | grep -c 'arenafix')
     [ "$tries" -ge 4 ] || fail README.md "the Try it block has $tries arenafix lines: show probe, inspect --all, a program and a service"
 fi
-for setup in 'make deps demo' 'make deps check-all'; do
+for setup in 'make deps-demo demo' 'make deps check-all'; do
     at=$(grep -nx "$setup" README.md | head -n 1 | cut -d: -f1)
     if [ -z "$at" ]; then
         fail README.md "the set-up command '$setup' is not on a line of its own"

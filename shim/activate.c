@@ -25,7 +25,7 @@
 #include "policy.h"
 #include "real.h"
 #include "sysread.h"
-#include "tls.h"
+#include "marks.h"
 #include "touch.h"
 #include "usersettings.h"
 
@@ -40,9 +40,11 @@ static atomic_bool initialised;
  * it again in a child forked meanwhile, where no thread is left to
  * finish it and a flag of ours would hold the child for ever. */
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-/* afx_init's arguments, for whichever thread runs it. */
-static AFX_TLS char **init_envp;
-static AFX_TLS const char *init_program;
+/* afx_init's arguments, for whichever thread runs it: the first
+ * caller's (the constructor's, or a thread's started before it, which
+ * passes the same environment as found then). */
+static _Atomic(char **) init_envp;
+static _Atomic(const char *) init_program;
 
 static atomic_bool touch;
 static atomic_bool explained;
@@ -146,13 +148,25 @@ static const char *foreign_malloc(char *name, size_t size)
 
 static void init_process(void)
 {
-    int saved = errno;
     /* The auxiliary vector is read only where a variable is to be
      * judged by it: a call bound lazily costs most processes, which set
      * none, more than the rest of the constructor. */
-    char **envp = afx_env_has_settings(init_envp) ? init_envp : NULL;
+    char **found = atomic_load(&init_envp);
+    char **envp = afx_env_has_settings(found) ? found : NULL;
+    int saved = errno;
     startup.secure = envp != NULL && getauxval(AT_SECURE) != 0;
-    read_config(envp, init_program);
+    read_config(envp, atomic_load(&init_program));
+    /* A touched thread is marked with a key of glibc's: with none left
+     * (the program holds all 1,024) a narrowing would malloc each time,
+     * from a signal handler too.  Touch is left out then. */
+    bool touching = startup.cfg.mode == AFX_MODE_TOUCH || startup.cfg.mode == AFX_MODE_BOTH;
+    if (touching && !afx_touch_prepare()) {
+        startup.cfg.mode = startup.cfg.mode == AFX_MODE_BOTH ? AFX_MODE_MALLOPT : AFX_MODE_OFF;
+        if (startup.cfg.verbose)
+            afx_log("no pthread key left for touch mode's mark (the program holds every one): "
+                    "%s", startup.cfg.mode == AFX_MODE_OFF ? "mode off, nothing changed"
+                                                           : "mode mallopt");
+    }
     if (startup.cfg.mode == AFX_MODE_OFF) {
         atomic_store(&off, true);
         atomic_store(&quiet, true);
@@ -194,8 +208,10 @@ void afx_init(char **envp, const char *program)
 {
     if (is_initialised())
         return;
-    init_envp = envp;
-    init_program = program;
+    char **no_envp = NULL;
+    const char *no_program = NULL;
+    atomic_compare_exchange_strong(&init_envp, &no_envp, envp);
+    atomic_compare_exchange_strong(&init_program, &no_program, program);
     once(&init_once, init_process);
 }
 
@@ -230,16 +246,19 @@ bool afx_off_if_known(void)
 static atomic_bool decided;
 static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
 
-/* What the thread that runs decide_process found before its once. */
-static AFX_TLS const char *decide_foreign;
+/* What the threads that found the process undecided found before its
+ * once: each finds the same, the first to find a malloc not glibc's
+ * writes its name, and every one says so before it comes to the once. */
+static atomic_bool foreign_claimed, foreign_found, foreign_named;
 
 static void decide_process(void)
 {
     int saved = errno;
-    if (decide_foreign != NULL) {
-        snprintf(foreign_name, sizeof foreign_name, "%s", decide_foreign);
-        startup.foreign_malloc = foreign_name;
-    }
+    /* The name, once its writer is done (it may be gone with a fork). */
+    if (atomic_load(&foreign_found))
+        startup.foreign_malloc = atomic_load_explicit(&foreign_named, memory_order_acquire)
+                                     ? foreign_name
+                                     : "a library other than glibc";
     char why[8];
     struct afx_decision d = afx_decide(&startup, why, sizeof why);
     atomic_store(&touch, d.touch);
@@ -262,10 +281,16 @@ static void decide_late(void)
     int saved = errno;
     (void)afx_real();
     char name[sizeof foreign_name];
-    decide_foreign = foreign_malloc(name, sizeof name);
+    const char *foreign = foreign_malloc(name, sizeof name);
+    if (foreign != NULL) {
+        if (!atomic_exchange(&foreign_claimed, true)) {
+            snprintf(foreign_name, sizeof foreign_name, "%s", foreign);
+            atomic_store_explicit(&foreign_named, true, memory_order_release);
+        }
+        atomic_store(&foreign_found, true);
+    }
     errno = saved;
     once(&decide_once, decide_process);
-    decide_foreign = NULL;
 }
 
 /* CPUs in the widest mask known: the one recorded before the first
@@ -729,6 +754,7 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     if (!afx_enter())
         return;
     afx_init(envp, argv != NULL ? argv[0] : NULL);
+    afx_touch_constructor_thread();
     if (startup.cfg.verbose)
         verbose_pid = getpid();
     if (atomic_load(&off)) {

@@ -13,6 +13,7 @@
  * calls glibc's directly. */
 #include <aio.h>
 #include <errno.h>
+#include <pthread.h>
 #include <mqueue.h>
 #include <netdb.h>
 #include <signal.h>
@@ -20,7 +21,7 @@
 
 #include "activate.h"
 #include "real.h"
-#include "tls.h"
+#include "marks.h"
 
 #define AFX_EXPORT __attribute__((visibility("default")))
 
@@ -32,11 +33,20 @@ static const struct afx_real *before_helpers(bool starts)
     int saved = errno;
     const struct afx_real *real;
     if (!afx_enter()) {
+        /* Not bound yet: bound now, unless this thread is binding. */
         real = afx_real_if_bound();
+        if (real == NULL)
+            real = afx_real();
     } else {
         real = afx_real();
-        if (starts && real != NULL)
+        if (starts && real != NULL) {
+            /* The decision may write a line, a cancellation point:
+             * never acted on inside arenafix. */
+            int cancel;
+            pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
             afx_before_helpers();
+            pthread_setcancelstate(cancel, NULL);
+        }
         afx_leave();
     }
     errno = saved;

@@ -20,7 +20,7 @@
 #include "livecount.h"
 #include "mask.h"
 #include "real.h"
-#include "tls.h"
+#include "marks.h"
 #include "touch.h"
 
 #define AFX_EXPORT __attribute__((visibility("default")))
@@ -75,10 +75,13 @@ static bool bound(const struct afx_real *real, const struct creation *c)
 static int create_thread(struct creation *c)
 {
     int saved = errno;
-    if (!afx_enter())
+    if (!afx_enter()) {
         /* From arenafix's own code (a malloc it called, or a signal
-         * handler interrupting it): only forward. */
-        return forward_create(afx_real_if_bound(), c);
+         * handler interrupting it): only forward.  Not bound yet: bound
+         * now, unless this thread is binding (afx_real says so). */
+        const struct afx_real *table = afx_real_if_bound();
+        return forward_create(table != NULL ? table : afx_real(), c);
+    }
     const struct afx_real *real = afx_real();
     if (!bound(real, c) || afx_off()) {
         afx_leave();

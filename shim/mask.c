@@ -1,6 +1,7 @@
 #include "mask.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -17,8 +18,73 @@ static unsigned char slots[SLOTS][AFX_MASK_BYTES];
 static atomic_uint next_slot;
 static _Atomic(const unsigned char *) wide;
 
+#if !defined(__x86_64__)
 long (*afx_syscall)(long, ...) = syscall;
+#endif
+#if !defined(__x86_64__) && !defined(__i386__)
 pthread_t (*afx_pthread_self)(void) = pthread_self;
+#endif
+
+#if defined(__x86_64__)
+/* The system call itself: -errno on failure, errno untouched, no
+ * symbol of glibc's to look up (the constructor reads the CPUs online
+ * with it in every process). */
+long afx_sysraw(long number, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+    register long r10 __asm__("r10") = a4;
+    register long r8 __asm__("r8") = a5;
+    register long r9 __asm__("r9") = a6;
+    long ret;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"(number), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+
+/* syscall() as the process finds it, from the binding (real.c): until
+ * then, the system call itself. */
+static _Atomic(long (*)(long, ...)) bound_syscall;
+
+void afx_bind_syscall(long (*fn)(long, ...))
+{
+    atomic_store_explicit(&bound_syscall, fn, memory_order_release);
+}
+
+/* As glibc's syscall(): six arguments taken whatever the call passes
+ * (those it does not pass are never read by the kernel), errno set on
+ * failure.  A pointer filled at load would cost every process a symbol
+ * lookup. */
+long afx_syscall(long number, ...)
+{
+    va_list ap;
+    va_start(ap, number);
+    long a[6];
+    for (int i = 0; i < 6; i++)
+        a[i] = va_arg(ap, long);
+    va_end(ap);
+    long (*fn)(long, ...) = atomic_load_explicit(&bound_syscall, memory_order_acquire);
+    if (fn != NULL)
+        return fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    long ret = afx_sysraw(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    if ((unsigned long)ret > -4096UL) {
+        errno = (int)-ret;
+        return -1;
+    }
+    return ret;
+}
+
+#else
+long afx_sysraw(long number, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+    int saved = errno;
+    long ret = afx_syscall(number, a1, a2, a3, a4, a5, a6);
+    if (ret == -1)
+        ret = -errno;
+    errno = saved;
+    return ret;
+}
+#endif
 
 long afx_mask_count(const void *mask, size_t size)
 {

@@ -26,8 +26,27 @@ void afx_mask_after(const unsigned char *buf, long before);
  * the PLT resolves the symbol then, and saves every register on the
  * stack to do it (2 KiB or more), which a signal handler on a small
  * alternate stack cannot spare. */
+/* The system call itself: its result, or -errno; errno untouched. */
+long afx_sysraw(long number, long a1, long a2, long a3, long a4, long a5, long a6);
+
+#if defined(__x86_64__)
+long afx_syscall(long number, ...);
+/* Once bound: syscall() as the process finds it. */
+void afx_bind_syscall(long (*fn)(long, ...));
+#else
 extern long (*afx_syscall)(long, ...);
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+/* The calling thread: glibc's pthread_t is the address of the thread's
+ * descriptor, which the thread pointer holds on x86 (no symbol to look
+ * up at load). */
+static inline pthread_t afx_pthread_self(void)
+{
+    return (pthread_t)__builtin_thread_pointer();
+}
+#else
 extern pthread_t (*afx_pthread_self)(void);
+#endif
 
 /* CPUs in a mask of SIZE bytes (no libc call, for the same reason). */
 long afx_mask_count(const void *mask, size_t size);

@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
-#include "tls.h"
+#include "marks.h"
+#include "mask.h"
 
 /* Binding is the same work with the same result whoever does it, so no
  * thread waits for another: each thread that finds the table unbound
@@ -22,7 +23,6 @@ enum { SLOTS = 8 };
 static struct afx_real slots[SLOTS];
 static atomic_uint next_slot;
 static _Atomic(const struct afx_real *) published;
-static AFX_TLS bool binding_here;
 
 struct pair {
     ElfW(Addr) a, b;
@@ -133,6 +133,9 @@ static void bind_all(struct afx_real *table)
     table->aio_write64.ptr = bind_next("aio_write64", NULL);
     table->aio_fsync64.ptr = bind_next("aio_fsync64", NULL);
     table->lio_listio64.ptr = bind_next("lio_listio64", lio_v);
+#if defined(__x86_64__)
+    afx_bind_syscall((long (*)(long, ...))dlsym(RTLD_DEFAULT, "syscall"));
+#endif
 #ifdef AFX_HAVE_OLD_AFFINITY
     table->sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
     table->pthread_setaffinity_np_old.ptr =
@@ -153,12 +156,15 @@ const struct afx_real *afx_real(void)
     const struct afx_real *table = atomic_load_explicit(&published, memory_order_acquire);
     if (table != NULL)
         return table;
-    if (binding_here)
+    /* From here, an interposer reached by this thread (a preloaded mmap
+     * or dlsym that calls one) does without.  With no room to say so (as
+     * many threads inside arenafix at once as a window of the marks
+     * holds), the binding is made all the same: a table is what the
+     * caller needs. */
+    int mark = afx_mark_try(AFX_MARK_BINDING);
+    if (mark == AFX_MARK_WAS_HELD)
         return NULL;
     int saved = errno;
-    /* From here, an interposer reached by this thread (a preloaded mmap
-     * or dlsym that calls one) does without. */
-    binding_here = true;
     unsigned slot = atomic_fetch_add(&next_slot, 1);
     struct afx_real *mine = slot < SLOTS ? &slots[slot] : NULL;
     /* More binders at once than slots: a page of its own, not a wait for
@@ -173,14 +179,16 @@ const struct afx_real *afx_real(void)
     }
     if (mine == NULL) {
         /* No memory for a page: a published table is all there is. */
-        binding_here = false;
+        if (mark == AFX_MARK_TAKEN)
+            afx_unmark(AFX_MARK_BINDING);
         errno = saved;
         while ((table = atomic_load_explicit(&published, memory_order_acquire)) == NULL)
             sched_yield();
         return table;
     }
     bind_all(mine);
-    binding_here = false;
+    if (mark == AFX_MARK_TAKEN)
+        afx_unmark(AFX_MARK_BINDING);
     errno = saved;
     const struct afx_real *none = NULL;
     if (atomic_compare_exchange_strong(&published, &none, mine))

@@ -3,7 +3,7 @@
 # The pure code the unit tests and fuzzers take: the shared parsers
 # (common/) and the decision.
 SHIM_PURE := $(COMMON_PARSERS) shim/policy.c
-SHIM_OWN  := shim/policy.c shim/log.c shim/sysread.c shim/tls.c shim/real.c shim/elfsym.c \
+SHIM_OWN  := shim/policy.c shim/log.c shim/sysread.c shim/marks.c shim/real.c shim/elfsym.c \
              shim/mask.c shim/livecount.c shim/activate.c shim/interpose.c shim/helpers.c shim/touch.c
 SHIM_SRC  := $(COMMON_PARSERS) $(SHIM_OWN)
 SHIM_OBJ  := $(COMMON_PARSERS:common/%.c=$(B)/common/%.o) $(SHIM_OWN:shim/%.c=$(B)/shim/%.o)
@@ -20,7 +20,7 @@ endif
 
 # -fexceptions: C++ exceptions and forced unwinding (pthread_cancel,
 # pthread_exit) pass through the trampoline's frame.
-SHIM_CFLAGS := $(AFX_CFLAGS) -Icommon -fPIC -fvisibility=hidden -fexceptions -MMD -MP
+SHIM_CFLAGS := $(AFX_CFLAGS) -Icommon -include shim/errnobind.h -fPIC -fvisibility=hidden -fexceptions -MMD -MP
 # glibc >= 2.34 has dlsym and pthread_* in libc itself; older ones need
 # the stub libraries.
 SHIM_LIBS := $(shell printf '#include <dlfcn.h>\nint main(void){return dlsym(0,"x")!=0;}' | \

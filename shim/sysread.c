@@ -15,22 +15,22 @@
 typedef void afx_feed_fn(void *parser, const char *text, size_t len);
 
 /* Stream a file through a parser.  False if it cannot be read.  By
- * the system calls themselves, through a pointer filled at load: this
- * runs in the constructor of every process, where binding open, read
- * and close lazily would cost more than the read. */
+ * the system calls themselves (mask.c), errno untouched: this runs in
+ * the constructor of every process, where binding open, read and close
+ * lazily would cost more than the read. */
 static bool feed_file(const char *path, afx_feed_fn *feed, void *parser)
 {
     char buf[512];
     long fd;
     do
-        fd = afx_syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
+        fd = afx_sysraw(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    while (fd == -EINTR);
     if (fd < 0)
         return false;
     bool ok = true;
     for (;;) {
-        long n = afx_syscall(SYS_read, fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
+        long n = afx_sysraw(SYS_read, fd, (long)buf, sizeof buf, 0, 0, 0);
+        if (n == -EINTR)
             continue;
         if (n < 0)
             ok = false;
@@ -38,7 +38,7 @@ static bool feed_file(const char *path, afx_feed_fn *feed, void *parser)
             break;
         feed(parser, buf, (size_t)n);
     }
-    afx_syscall(SYS_close, fd);
+    afx_sysraw(SYS_close, fd, 0, 0, 0, 0, 0);
     return ok;
 }
 
@@ -135,7 +135,7 @@ long afx_thread_cpus(void)
     /* Room for 8192 CPUs, as glibc's own first try.  The kernel fills
      * what it returns, the rest is cleared here. */
     unsigned long mask[8192 / (8 * sizeof(unsigned long))];
-    long got = afx_syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    long got = afx_sysraw(SYS_sched_getaffinity, 0, sizeof mask, (long)mask, 0, 0, 0);
     if (got <= 0)
         return -1;
     return afx_mask_count(mask, (size_t)got);

@@ -1,6 +1,7 @@
 #include "touch.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <sched.h>
@@ -8,30 +9,67 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "annotate.h"
 #include "mask.h"
-#include "tls.h"
+#include "marks.h"
 
 /* Set once this thread has attached its arena on a wide mask, or needs
  * no touch: a later narrowing of its own mask then mallocs nothing, so
- * the affinity calls stay async-signal-safe from then on. */
-static AFX_TLS bool touched;
+ * the affinity calls stay async-signal-safe from then on.  A value of a
+ * key of glibc's, made at the first touch, not thread-local storage,
+ * which every new thread of every process would pay for (marks.h). */
+static atomic_bool key_made;
+static pthread_key_t touched_key;
 
-/* The thread that runs arenafix's constructor has allocated already: the
- * main thread owns glibc's main arena, and a thread that dlopen()s the
- * library allocated in dlopen.  Marked, its narrowings never malloc. */
-__attribute__((constructor)) static void constructor_thread_touched(void)
+/* The thread that ran arenafix's constructor as the process's only
+ * thread: the main one, which owns glibc's main arena (its descriptor is
+ * never another thread's). */
+static unsigned long constructor_thread;
+
+bool afx_touch_prepare(void)
 {
-    touched = true;
+    if (atomic_load(&key_made))
+        return true;
+    if (pthread_key_create(&touched_key, NULL) != 0)
+        return false;
+    /* Bound now, off any signal handler's stack: the affinity
+     * interposers read the key from then on. */
+    (void)pthread_getspecific(touched_key);
+    pthread_setspecific(touched_key, NULL);
+    atomic_store_explicit(&key_made, true, memory_order_release);
+    return true;
+}
+
+/* After the touch's malloc, on the wide mask: glibc allocates the value's
+ * block for a key past its first 32, which would otherwise be the
+ * thread's first malloc. */
+static void mark_touched(void)
+{
+    if (atomic_load_explicit(&key_made, memory_order_acquire))
+        pthread_setspecific(touched_key, (void *)1);
+}
+
+void afx_touch_constructor_thread(void)
+{
+    if (__libc_single_threaded)
+        constructor_thread = afx_thread_id();
+    else
+        mark_touched();
 }
 
 bool afx_touch_pending(void)
 {
-    return !touched;
+    if (afx_thread_id() == constructor_thread)
+        return false;
+    /* Without the key (before the settings are read) the thread is not
+     * marked: each narrowing then touches. */
+    return !atomic_load_explicit(&key_made, memory_order_acquire)
+           || pthread_getspecific(touched_key) == NULL;
 }
 
 /* A thread's first malloc attaches it to an arena, and glibc sizes the
@@ -267,10 +305,10 @@ __attribute__((noinline)) static void touch_at_birth(struct start *s)
     bool blocked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
     /* A signal handler's affinity call in this window only forwards. */
     if (afx_enter()) {
-        touched = true;
         if (afx_mask_get(s->birth) > 0 && set_own_mask(sizeof s->wide, s->wide) == 0) {
             clean_stack_below();
             touch_malloc();
+            mark_touched();
             set_own_mask(sizeof s->birth, s->birth);
         }
         afx_leave();
@@ -370,7 +408,6 @@ void afx_touch_after_narrowing(const unsigned char *before, long cpus)
     int saved = errno;
     long after = afx_mask_get(now);
     if (after >= 0 && after < cpus) {
-        touched = true;
         /* Back on the mask it had before the call for the malloc: the
          * caller's set is never read, and a narrowing is judged by the
          * mask the kernel made of it. */
@@ -379,6 +416,7 @@ void afx_touch_after_narrowing(const unsigned char *before, long cpus)
              * glibc 2.35 as released counts stack bytes as CPUs there. */
             clean_stack_below();
             touch_malloc();
+            mark_touched();
             set_own_mask(sizeof now, now);
         }
     }

@@ -45,4 +45,15 @@ void afx_touch_after_narrowing(const unsigned char *before, long cpus);
  * call through a pointer filled at load: no lazy binding). */
 bool afx_on_alternate_stack(void);
 
+/* Touch mode: makes the key that marks a touched thread (settings read,
+ * under the once); false if none can be had (the program holds every
+ * key): touch mode is then off. */
+bool afx_touch_prepare(void);
+
+/* From arenafix's constructor, settings read: its thread has allocated
+ * already (the main thread owns glibc's main arena; a thread that
+ * dlopen()s the library allocated in dlopen), and its narrowings never
+ * malloc. */
+void afx_touch_constructor_thread(void);
+
 #endif

@@ -51,6 +51,9 @@ $(B)/test/libcountaff.so: test/progs/countaff.c | $(B)/test
 $(B)/test/libctorpin.so: test/progs/ctorpin.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
+$(B)/test/libmanykeys.so: test/progs/manykeys.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
+
 $(B)/test/libempty.so: test/progs/empty.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
@@ -111,7 +114,7 @@ $(B)/test/loaderrace: test/progs/loaderrace.c test/progs/glibccreate.h $(B)/test
 TEST_PROGS := $(B)/test/loaderrace $(B)/test/steps $(B)/test/steps-nopie $(B)/test/moments $(B)/test/libctorcreate.so $(B)/test/attrthreads $(B)/test/sigflood \
               $(B)/test/oldcreate $(B)/test/nover $(B)/test/touchprobe $(B)/test/libforkinit.so \
               $(B)/test/pinned $(B)/test/semantics $(B)/test/semantics-cxx $(B)/test/single \
-              $(B)/test/libempty.so $(B)/test/libcountaff.so $(B)/test/libctorpin.so \
+              $(B)/test/libempty.so $(B)/test/libcountaff.so $(B)/test/libctorpin.so $(B)/test/libmanykeys.so \
               $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so $(B)/test/fixedarenas \
               $(B)/test/sandboxed
 test-progs: $(TEST_PROGS)

@@ -325,6 +325,8 @@ END_TEST
 
 START_TEST(churn_goes_by_the_fastest_runs)
 {
+    /* On a host whose timings mean something. */
+    r.online_cpus = 64;
     /* Noise only adds: a slow median must not hide a cost within 1%. */
     put(AFB_W_THREADS, 0, AFB_S_PINNED, 3, 0, 99.5);
     put(AFB_W_THREADS, 0, AFB_S_PINNED, 3, 0, 150);
@@ -347,6 +349,57 @@ START_TEST(churn_goes_by_the_fastest_runs)
     }
     ck_assert_int_eq(threads, 1);
     ck_assert_int_eq(exec, 0); /* 4% is over 3% */
+}
+END_TEST
+
+/* Where the table says timings mean nothing here (16 threads on 2
+ * CPUs), no time is graded: a churn within 1% on best of 5, or a
+ * throughput, would be a verdict from noise.  The ratios are still
+ * printed. */
+START_TEST(no_verdict_from_noise)
+{
+    put(AFB_W_THREADS, 0, AFB_S_PINNED, 3, 0, 419);
+    put(AFB_W_THREADS, 0, AFB_S_SHIM_MALLOPT, 3, 0, 418);
+    put(AFB_W_EXEC, 0, AFB_S_PINNED, 1, 0, 100);
+    put(AFB_W_EXEC, 0, AFB_S_SHIM_MALLOPT, 1, 0, 200);
+    afb_results_finish(&r);
+    struct afb_check c[32];
+    int n = afb_checks(&r, c, 32), graded = 0;
+    for (int i = 0; i < n; i++) {
+        if (strstr(c[i].name, "churn") == NULL)
+            continue;
+        graded++;
+        ck_assert_msg(c[i].verdict == -1, "%s: verdict %d from noise", c[i].name, c[i].verdict);
+        ck_assert_msg(strstr(c[i].detail, "not judged, timings mean nothing here (16 threads on 2 online CPUs: "
+                                          "more threads than CPUs)") != NULL, "%s", c[i].detail);
+    }
+    ck_assert_int_eq(graded, 2);
+    char *t = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&t, &len);
+    afb_report_checks(f, c, n);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(t, "  [ n/a ] thread churn system: preload <= 1.01 x without: not judged, timings "
+                                    "mean nothing here (16 threads on 2 online CPUs: more threads than CPUs); "
+                                    "best of 1: 0.998, medians 0.998\n"));
+    ck_assert_ptr_null(strstr(t, "churn system: preload <= 1.03 x without: best of"));
+    free(t);
+
+    /* 64 threads on 32 CPUs: throughput is not judged either. */
+    r.online_cpus = 32;
+    r.threads = 64;
+    put(AFB_W_REPRO, 0, AFB_S_UNPINNED, 16, 0, 100);
+    put(AFB_W_REPRO, 0, AFB_S_TUNABLE, 16, 0, 100);
+    afb_results_finish(&r);
+    n = afb_checks(&r, c, 32);
+    int throughput = 0;
+    for (int i = 0; i < n; i++)
+        if (strstr(c[i].name, "throughput") != NULL) {
+            throughput++;
+            ck_assert_msg(c[i].verdict == -1 && strstr(c[i].detail, "more threads than CPUs") != NULL, "%s: %s",
+                          c[i].name, c[i].detail);
+        }
+    ck_assert_int_eq(throughput, 1);
 }
 END_TEST
 
@@ -398,6 +451,7 @@ Suite *output_suite(void)
     tcase_add_test(tc, plot_script_holds_the_data);
     tcase_add_test(tc, targets);
     tcase_add_test(tc, churn_goes_by_the_fastest_runs);
+    tcase_add_test(tc, no_verdict_from_noise);
     tcase_add_test(tc, an_affected_system_glibc_is_noticed);
     suite_add_tcase(s, tc);
     return s;

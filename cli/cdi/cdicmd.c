@@ -20,16 +20,20 @@ static const char cdi_usage[] =
     "Usage: arenafix cdi [--output FILE] [--name NAME] [--log FILE]\n"
     "Write the Container Device Interface spec of the device " AFX_CDI_KIND "=NAME\n"
     "(NAME " AFX_CDI_DEVICE " unless given): a container run with it (podman run\n"
-    "--device; CRI-O, containerd and docker read CDI too) runs this command's\n"
-    "oci-hook --cdi before it starts, which mounts the library read-only and lists\n"
-    "it in the container's /etc/ld.so.preload where the image's glibc is affected.\n"
-    "A musl or static image, another architecture, a glibc older than 2.34 or a\n"
-    "fixed one is left alone, as the hook always does.  Engines read specs in\n"
-    "/etc/cdi and /var/run/cdi.\n"
+    "--device; CRI-O, containerd 1.7 and later and docker 25 and later read CDI\n"
+    "too, not containerd 1.6 or docker 20.10) runs this command's oci-hook --cdi\n"
+    "before it starts, which mounts the library read-only and lists it in the\n"
+    "container's /etc/ld.so.preload where the image's glibc is 2.34 to 2.38.  A\n"
+    "musl or static image, another architecture, a glibc older than 2.34 or newer\n"
+    "than 2.38, or a byte-for-byte copy of the host's fixed one is left alone, as\n"
+    "the hook always does (a fixed 2.34 to 2.38 of another build cannot be told\n"
+    "from its file: it gets the library, which gives the fixed count either way).\n"
+    "Engines read specs in /etc/cdi and /var/run/cdi.\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE  write the spec to FILE, whole or not at all (mode 0644),\n"
-    "                     not to standard output\n"
+    "                     not to standard output; its directory is made when\n"
+    "                     missing, and must be root's alone, as those above it\n"
     "      --name NAME    the device's name (default " AFX_CDI_DEVICE ")\n"
     "      --log FILE     the hook appends what it says to FILE\n"
     "  -h, --help         print this help and exit\n"
@@ -38,8 +42,8 @@ static const char cdi_usage[] =
     "  arenafix cdi -o /etc/cdi/arenafix.json                  install the spec\n"
     "  podman run --device " AFX_CDI_KIND "=" AFX_CDI_DEVICE " IMAGE  IMAGE with the fix\n"
     "\n"
-    "Exit status: 0 written; 1 failure (no library, a command or library others\n"
-    "may change, FILE not written); 2 usage error.\n"
+    "Exit status: 0 written; 1 failure (no library, a command, library or directory\n"
+    "others may change, FILE not written); 2 usage error.\n"
     "See arenafix(1).\n";
 
 #define CDI_USAGE "usage: arenafix cdi [--output FILE] [--name NAME] [--log FILE]"
@@ -138,7 +142,7 @@ int afx_cmd_cdi(int argc, char **argv)
         return fflush(stdout) == 0 && !ferror(stdout) ? AFX_EXIT_OK : AFX_EXIT_FAIL;
     }
     static struct afx_outfile file;
-    FILE *out = afx_outfile_open(&file, output);
+    FILE *out = afx_outfile_open(&file, output, AFX_OUTFILE_TRUSTED | AFX_OUTFILE_MAKE_DIR);
     if (out == NULL)
         return AFX_EXIT_FAIL;
     fwrite(text, 1, (size_t)len, out);

@@ -3,7 +3,8 @@
  *
  * It lists the drop-ins enable wrote (only where enable writes:
  * /etc/systemd/system/UNIT.d/), whether /etc/ld.so.preload names the
- * library, the library itself, and the host's glibc as probe judges it.
+ * library, the library itself, the host's glibc as probe judges it, and
+ * what gives containers the fix (containerfix.c).
  * Everything under the tree is read as enable reads it (rootdir.c):
  * nothing a user controls leads it outside the tree. */
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "containerfix.h"
 #include "escape.h"
 #include "hostinfo.h"
 #include "json.h"
@@ -58,6 +60,7 @@ struct status {
     size_t ndropins;
     bool probed;
     struct afx_probe probe;
+    struct afx_container_fixes fixes;
     bool failed;
 };
 
@@ -251,6 +254,40 @@ static const char *shown(const char *s)
     return afx_printable(s, buf[next++ % 4], sizeof buf[0]);
 }
 
+/* rel under the tree, for a line. */
+static const char *in_tree(const struct status *s, const char *rel)
+{
+    static char buf[4][2 * PATH_MAX];
+    static unsigned next;
+    return shown(afx_root_path(&s->root, rel, buf[next++ % 4], sizeof buf[0]));
+}
+
+static void print_containers(const struct status *s)
+{
+    const struct afx_container_fixes *f = &s->fixes;
+    if (f->nhooks == 0)
+        printf("oci hook:       no hooks.d entry (podman, CRI-O)\n");
+    for (size_t i = 0; i < f->nhooks; i++)
+        printf("oci hook:       %s: podman and CRI-O run it for a container with "
+               "io.arenafix.enable=true\n", in_tree(s, f->hooks[i]));
+    if (!f->log_exists)
+        printf("hook log:       %s: none (no container has asked since it was made)\n",
+               in_tree(s, f->log));
+    else
+        printf("hook log:       %s: %ld line%s, the last: %s\n", in_tree(s, f->log), f->log_lines,
+               f->log_lines == 1 ? "" : "s", shown(f->log_last));
+    if (f->ncdi == 0)
+        printf("cdi spec:       none (arenafix cdi --output /etc/cdi/arenafix.json writes one)\n");
+    for (size_t i = 0; i < f->ncdi; i++)
+        printf("cdi spec:       %s\n", in_tree(s, f->cdi[i]));
+    if (f->nruntimes == 0)
+        printf("runtime shim:   named by no engine's configuration (docker, containerd)\n");
+    for (size_t i = 0; i < f->nruntimes; i++)
+        printf("runtime shim:   %s %s\n", in_tree(s, f->runtimes[i]),
+               strstr(f->runtimes[i], "arenafix/") != NULL ? "configures arenafix-runtime"
+                                                           : "names arenafix-runtime");
+}
+
 static void print_text(const struct status *s)
 {
     printf("arenafix:       %s%s%s\n", AFX_VERSION, s->root_option ? ", looking at " : "",
@@ -281,6 +318,7 @@ static void print_text(const struct status *s)
     for (size_t i = 0; i < s->ndropins; i++)
         if (s->dropins[i].next[0] != '\0')
             printf("next:           %s\n", shown(s->dropins[i].next));
+    print_containers(s);
 }
 
 /* items as a JSON array of what each writes (an object). */
@@ -348,6 +386,45 @@ static char *json_steps(const struct status *s)
     return buf;
 }
 
+/* paths under the tree, as a JSON array. */
+static char *json_paths(const struct status *s, char (*paths)[PATH_MAX], size_t n)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (f == NULL)
+        return NULL;
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        char path[2 * PATH_MAX];
+        fputs(i > 0 ? "," : "", f);
+        afx_json_quote(f, afx_root_path(&s->root, paths[i], path, sizeof path));
+    }
+    fputc(']', f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void json_containers(struct afx_json *j, const struct status *s)
+{
+    struct afx_container_fixes *f = (struct afx_container_fixes *)&s->fixes;
+    char *hooks = json_paths(s, f->hooks, f->nhooks), *cdi = json_paths(s, f->cdi, f->ncdi);
+    char *runtimes = json_paths(s, f->runtimes, f->nruntimes), log[2 * PATH_MAX];
+    afx_json_raw(j, "oci_hooks", hooks != NULL ? hooks : "null");
+    afx_json_str(j, "hook_log", afx_root_path(&s->root, f->log, log, sizeof log));
+    afx_json_bool(j, "hook_log_exists", f->log_exists);
+    afx_json_long(j, "hook_log_lines", f->log_lines);
+    afx_json_str(j, "hook_log_last", f->log_exists ? f->log_last : NULL);
+    afx_json_raw(j, "cdi_specs", cdi != NULL ? cdi : "null");
+    afx_json_raw(j, "runtime_configs", runtimes != NULL ? runtimes : "null");
+    free(hooks);
+    free(cdi);
+    free(runtimes);
+}
+
 static void print_json(const struct status *s, int exit_status)
 {
     struct afx_json j;
@@ -367,6 +444,7 @@ static void print_json(const struct status *s, int exit_status)
     afx_json_raw(&j, "ld_so_preload_lines", lines != NULL ? lines : "null");
     afx_json_str(&j, "systemd", s->root_option ? "not asked" : s->asked ? "running" : "not running");
     afx_json_raw(&j, "dropins", dropins != NULL ? dropins : "null");
+    json_containers(&j, s);
     afx_json_raw(&j, "next", steps != NULL ? steps : "null");
     afx_json_long(&j, "exit_status", exit_status);
     afx_json_end(&j);
@@ -378,7 +456,9 @@ static void print_json(const struct status *s, int exit_status)
 static const char status_help[] =
     "Usage: arenafix status [--json] [--root DIR]\n"
     "What arenafix changed: the drop-ins arenafix enable wrote and whether systemd\n"
-    "loaded them, /etc/ld.so.preload, the library, and the host's glibc.\n"
+    "loaded them, /etc/ld.so.preload, the library, the host's glibc, and what gives\n"
+    "containers the fix: the OCI hook's hooks.d entry and what it last logged, CDI\n"
+    "specs, and engines configured with arenafix-runtime.\n"
     "\n"
     "Options:\n"
     "  -j, --json       one JSON object, for a script\n"
@@ -448,6 +528,7 @@ int afx_cmd_status(int argc, char **argv)
         probe_host(&s);
     read_preload_file(&s);
     find_dropins(&s);
+    afx_container_fixes_read(&s.root, &s.fixes);
     rc = s.failed ? AFX_EXIT_FAIL : AFX_EXIT_OK;
     if (s.json)
         print_json(&s, rc);

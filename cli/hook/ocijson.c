@@ -151,6 +151,57 @@ bool afx_json_member(const char *json, size_t len, const char *const *keys, size
     return true;
 }
 
+bool afx_json_element(const char *json, size_t len, size_t index, const char **val, size_t *vlen)
+{
+    struct cursor c = { json, json + len };
+    blanks(&c);
+    if (c.p >= c.end || *c.p != '[')
+        return false;
+    c.p++;
+    for (size_t i = 0;; i++) {
+        blanks(&c);
+        if (c.p >= c.end || *c.p == ']')
+            return false;
+        const char *start = c.p;
+        if (!skip_value(&c, 1))
+            return false;
+        if (i == index) {
+            *val = start;
+            *vlen = (size_t)(c.p - start);
+            return true;
+        }
+        blanks(&c);
+        if (c.p >= c.end || *c.p++ != ',')
+            return false;
+    }
+}
+
+size_t afx_json_count_members(const char *json, size_t len, const char *key)
+{
+    struct cursor c = { json, json + len };
+    size_t n = 0;
+    blanks(&c);
+    if (c.p >= c.end || *c.p != '{')
+        return 0;
+    c.p++;
+    blanks(&c);
+    if (c.p < c.end && *c.p == '}')
+        return 0;
+    for (;;) {
+        blanks(&c);
+        const char *name = c.p;
+        if (!skip_string(&c))
+            return n;
+        n += name_is(name, c.p, key);
+        blanks(&c);
+        if (c.p >= c.end || *c.p++ != ':' || !skip_value(&c, 1))
+            return n;
+        blanks(&c);
+        if (c.p >= c.end || *c.p++ != ',')
+            return n;
+    }
+}
+
 static int hex(char ch)
 {
     if (ch >= '0' && ch <= '9')

@@ -22,4 +22,14 @@ bool afx_json_string(const char *val, size_t vlen, char *out, size_t size);
 /* A JSON number that is a whole number from 1 to LONG_MAX. */
 bool afx_json_positive(const char *val, size_t vlen, long *out);
 
+/* The index'th element (from 0) of the JSON array that is the whole
+ * text, as a span.  False if the text is no array or has fewer. */
+bool afx_json_element(const char *json, size_t len, size_t index, const char **val, size_t *vlen);
+
+/* How many members of the JSON object that is the whole text are named
+ * key: 0 for another value.  A reader that takes the last of a name
+ * (Go's) and one that takes the first (afx_json_member) agree only
+ * where it is at most 1. */
+size_t afx_json_count_members(const char *json, size_t len, const char *key);
+
 #endif

@@ -13,6 +13,7 @@
 #include "engines.h"
 #include "proc/podmanstate.h"
 #include "proc/userns.h"
+#include "readfile.h"
 
 /* A few hundred bytes a container: room for tens of thousands. */
 #define STATE_MAX (16L << 20)
@@ -141,9 +142,9 @@ static bool podman_member(long pid, const struct afx_container *c)
     long first = strtol(text, &end, 10);
     if (errno != 0 || end == text || (*end != '\0' && *end != '\n') || first < 1)
         return false;
-    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", first);
+    afx_proc_path(path, sizeof path, first, "/ns/mnt");
     bool got = stat(path, &init) == 0;
-    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    afx_proc_path(path, sizeof path, pid, "/ns/mnt");
     return got && stat(path, &mine) == 0 && mine.st_dev == init.st_dev && mine.st_ino == init.st_ino;
 }
 

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "container.h"
+#include "proc/procstatus.h"
+#include "proctable.h"
 #include "proc/enginestate.h"
 #include "readfile.h"
 
@@ -29,44 +31,48 @@ static bool same_file(const char *a, const char *b)
 }
 
 /* Process pid is in this command's mount namespace: its paths are ours. */
-static bool in_our_mounts(long pid)
+static bool in_our_mounts_now(long pid)
 {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    afx_proc_path(path, sizeof path, pid, "/ns/mnt");
     return same_file(path, "/proc/self/ns/mnt");
 }
 
-/* A field of /proc/PID/status, "Name:\tVALUE...", its value's text. */
-static bool status_field(const char *status, const char *field, char *out, size_t size)
+/* The same, asked once a run of each process. */
+static bool in_our_mounts(long pid)
 {
-    size_t n = strlen(field);
-    for (const char *line = status; line != NULL && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-        if (strncmp(line, field, n) == 0 && line[n] == ':') {
-            const char *v = line + n + 1;
-            size_t len = strcspn(v, "\n");
-            if (len >= size)
-                return false;
-            memcpy(out, v, len);
-            out[len] = '\0';
-            return true;
-        }
-    return false;
+    struct afx_proc_entry *e = afx_proc_entry(pid, NULL);
+    if (e == NULL)
+        return in_our_mounts_now(pid);
+    if (e->ours < 0)
+        e->ours = in_our_mounts_now(pid);
+    return e->ours;
 }
 
-/* Its parent, and whether every one of its uids is 0. */
+/* Its parent (-1 if unknown), and whether every one of its uids is 0:
+ * its status, read once a run (proctable.h). */
 static long parent_of(long pid, bool *root)
 {
+    struct afx_proc_entry *e = afx_proc_entry(pid, NULL);
+    *root = e != NULL && e->err == 0 && e->root;
+    return e != NULL && e->err == 0 ? e->ppid : -1;
+}
+
+/* The same read now, not as the run first read it: what decides that a
+ * shim is root's, and still the parent of its container's process. */
+static long parent_now(long pid, bool *root)
+{
     char path[64], value[128], *end;
-    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    afx_proc_path(path, sizeof path, pid, "/status");
     char *status = afx_slurp_max(path, 64 << 10, NULL, NULL);
     long ppid = -1;
     *root = false;
-    if (status != NULL && status_field(status, "PPid", value, sizeof value)) {
+    if (status != NULL && afx_status_field(status, "PPid", value, sizeof value)) {
         ppid = strtol(value, &end, 10);
         if (end == value)
             ppid = -1;
     }
-    if (status != NULL && status_field(status, "Uid", value, sizeof value)) {
+    if (status != NULL && afx_status_field(status, "Uid", value, sizeof value)) {
         unsigned long ids[4];
         *root = sscanf(value, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) == 4
                 && (ids[0] | ids[1] | ids[2] | ids[3]) == 0;
@@ -81,7 +87,7 @@ static long parent_of(long pid, bool *root)
 static char *root_program(long pid, const char *base, bool prefix, size_t *len)
 {
     char path[64], exe[PATH_MAX];
-    snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+    afx_proc_path(path, sizeof path, pid, "/exe");
     ssize_t n = readlink(path, exe, sizeof exe - 1);
     if (n <= 0)
         return NULL;
@@ -107,43 +113,110 @@ static char *root_program(long pid, const char *base, bool prefix, size_t *len)
         close(fd);
     if (!trusted)
         return NULL;
-    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    afx_proc_path(path, sizeof path, pid, "/cmdline");
     return afx_slurp_max(path, CMDLINE_MAX, NULL, len);
+}
+
+/* The first ancestor of pid in this command's mount namespace, and in
+ * *below its child on the way; 0 if none (the chain ends outside it, or
+ * goes on past DEPTH_MAX).  What each walk found is kept for every
+ * process on its way (proctable.h): a container's processes share the
+ * way up, walked once a run, however deep they nest. */
+static long first_ours(long pid, long *below)
+{
+    long way[DEPTH_MAX], top = 0, child = 0, at = pid;
+    int n = 0;
+    for (;;) {
+        struct afx_proc_entry *e = afx_proc_entry(at, NULL);
+        if (e != NULL && e->top != 0) {
+            top = e->top;
+            child = e->below;
+            break;
+        }
+        if (n == DEPTH_MAX)
+            return 0;   /* not kept: from one nearer the top, the way may be shorter */
+        way[n++] = at;
+        bool root;
+        long parent = parent_of(at, &root);
+        if (parent <= 0) {
+            top = -1;
+            break;
+        }
+        if (in_our_mounts(parent)) {
+            top = parent;
+            child = at;
+            break;
+        }
+        at = parent;
+    }
+    for (int i = 0; i < n; i++) {
+        struct afx_proc_entry *e = afx_proc_entry(way[i], NULL);
+        if (e != NULL) {
+            e->top = top;
+            e->below = child;
+        }
+    }
+    *below = child;
+    return top > 0 ? top : 0;
+}
+
+/* Shims looked at this run, by the index (+ 1) in their entry's shim. */
+static struct shim {
+    bool found;
+    char ns[sizeof ((struct afx_container *)0)->ns];
+    char id[AFX_CONTAINER_ID_SIZE];
+} *shims;
+static size_t shim_count, shim_cap;
+
+/* Whether process at, the parent of below, is a containerd shim of
+ * root's, and its namespace and ID: read now, once a run for each. */
+static struct shim *shim_at(long at, long below)
+{
+    struct afx_proc_entry *e = afx_proc_entry(at, NULL);
+    if (e != NULL && e->shim > 0)
+        return &shims[e->shim - 1];
+    if (shim_count == shim_cap) {
+        size_t cap = shim_cap == 0 ? 16 : shim_cap * 2;
+        struct shim *more = realloc(shims, cap * sizeof *more);
+        if (more == NULL)
+            return NULL;
+        shims = more;
+        shim_cap = cap;
+    }
+    struct shim *sh = &shims[shim_count];
+    *sh = (struct shim){ .found = false };
+    size_t len;
+    bool root = false;
+    char *argv = root_program(at, "containerd-shim-", true, &len);
+    /* The shim's own uids, not those of the container's process below
+     * it: root's alone, as a user's process of the same name (a
+     * rootless engine's, or the root-owned program run by a user) says
+     * what its user wants.  Read now, once its command line is: only a
+     * shim's status is read twice a run. */
+    if (argv != NULL)
+        parent_now(at, &root);
+    sh->found = root && afx_shim_task(argv, len, sh->ns, sizeof sh->ns, sh->id, sizeof sh->id);
+    free(argv);
+    /* Still its parent: the PID read was not another's since. */
+    bool ignored;
+    sh->found = sh->found && parent_now(below, &ignored) == at;
+    if (e != NULL)
+        e->shim = (int)++shim_count;
+    return sh;
 }
 
 bool afx_shim_container(long pid, struct afx_container *c)
 {
     if (in_our_mounts(pid))
         return false;
-    long at = pid, below = pid;
-    bool root = false;
-    for (int depth = 0; depth < DEPTH_MAX; depth++) {
-        below = at;
-        at = parent_of(at, &root);
-        if (at <= 0)
-            return false;
-        if (in_our_mounts(at))
-            break;
-    }
-    size_t len;
-    char ns[sizeof c->ns], id[AFX_CONTAINER_ID_SIZE];
-    /* The shim's own uids, not those of the container's process below
-     * it: root's alone, as a user's process of the same name (a
-     * rootless engine's, or the root-owned program run by a user) says
-     * what its user wants. */
-    parent_of(at, &root);
-    char *argv = root ? root_program(at, "containerd-shim-", true, &len) : NULL;
-    bool found = argv != NULL && afx_shim_task(argv, len, ns, sizeof ns, id, sizeof id);
-    free(argv);
-    /* Still its parent: the PID read was not another's since. */
-    bool ignored;
-    found = found && parent_of(below, &ignored) == at;
-    if (!found)
+    long below, at = first_ours(pid, &below);
+    struct shim *sh = at > 0 ? shim_at(at, below) : NULL;
+    if (sh == NULL || !sh->found)
         return false;
     *c = (struct afx_container){ 0 };
-    snprintf(c->engine, sizeof c->engine, "%s", strcmp(ns, "moby") == 0 ? "docker" : "containerd");
-    snprintf(c->id, sizeof c->id, "%s", id);
-    snprintf(c->ns, sizeof c->ns, "%s", ns);
+    snprintf(c->engine, sizeof c->engine, "%s", strcmp(sh->ns, "moby") == 0 ? "docker" : "containerd");
+    snprintf(c->id, sizeof c->id, "%s", sh->id);
+    snprintf(c->ns, sizeof c->ns, "%s", sh->ns);
     return true;
 }
 
@@ -185,6 +258,12 @@ static size_t docker_roots(char roots[ROOTS_MAX][PATH_MAX])
             if (*end != '\0' || pid <= 0 || !in_our_mounts(pid) || (parent_of(pid, &root), !root))
                 continue;
             char *argv = root_program(pid, "dockerd", false, &len);
+            /* Root's as the run first read it; and still, now that its
+             * command line was read. */
+            if (argv != NULL && (parent_now(pid, &root), !root)) {
+                free(argv);
+                argv = NULL;
+            }
             if (argv != NULL && data_root(argv, len, found[count], sizeof found[count]))
                 count++;
             free(argv);

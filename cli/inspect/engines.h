@@ -17,7 +17,8 @@
  * its ancestors outside nor their command lines.  Sets c (engine
  * "docker" for NS "moby", the namespace docker keeps its containers
  * in, else "containerd"; c->ns NS) and returns true; false, c untouched,
- * if none. */
+ * if none.  The way up is walked once a run for all the processes on it,
+ * and each shim judged once a run (proctable.h). */
 bool afx_shim_container(long pid, struct afx_container *c);
 
 /* A docker container's name, into c->name, from config.v2.json in the

@@ -14,6 +14,7 @@
 #include "probe/probe.h"
 #include "proc/mappedfile.h"
 #include "proc/procstatus.h"
+#include "proctable.h"
 #include "readfile.h"
 #include "selfexe.h"
 
@@ -36,19 +37,16 @@ static bool other_root(const struct stat *mine, long pid)
 {
     char path[64];
     struct stat st;
-    snprintf(path, sizeof path, "/proc/%ld/root/", pid);
+    afx_proc_path(path, sizeof path, pid, "/root/");
     return stat(path, &st) == 0 && (st.st_dev != mine->st_dev || st.st_ino != mine->st_ino);
 }
 
-/* Its parent, 0 if unreadable. */
+/* Its parent, 0 if unreadable: its status, read once a run
+ * (proctable.h). */
 static long parent_of(long pid)
 {
-    char path[64], ppid[32];
-    snprintf(path, sizeof path, "/proc/%ld/status", pid);
-    char *text = afx_slurp_max(path, 1L << 20, NULL, NULL);
-    bool ok = text != NULL && afx_status_field(text, "PPid", ppid, sizeof ppid);
-    free(text);
-    return ok ? strtol(ppid, NULL, 10) : 0;
+    struct afx_proc_entry *e = afx_proc_entry(pid, NULL);
+    return e != NULL && e->err == 0 && e->ppid > 0 ? e->ppid : 0;
 }
 
 /* The process whose glibc is the host's, where this command's root is

@@ -104,7 +104,7 @@ static void print_text(const struct afx_report *r)
     printf("  threads:            %ld, %ld pinned narrower than the %ld online CPUs", r->threads.count,
            r->threads.narrowed, r->host.online);
     if (r->threads.narrowed > 0)
-        printf(" (narrowest: %s)", esc(r->threads.narrowest));
+        printf(" (the narrowest on CPU list %s)", esc(r->threads.narrowest));
     printf("\n  CPUs:               online %s", esc(r->host.online_list));
     if (r->host.isolated_list[0])
         printf(", isolated %s", esc(r->host.isolated_list));
@@ -127,7 +127,9 @@ static void print_text(const struct afx_report *r)
         printf("  libarenafix:        not loaded\n");
     if (r->maps.foreign[0])
         printf("  malloc:             %s\n", esc(r->maps.foreign));
-    printf("  arena limit set:    %s\n", r->env.user_limit ? "yes (environment)" : "no");
+    printf("  user's arena limit: %s\n",
+           r->env.user_limit ? "set in its environment (MALLOC_ARENA_MAX or GLIBC_TUNABLES)"
+                             : "none in its environment (glibc's own rule decides)");
     printf("  arenas, estimated:  %ld (main + %ld heaps in /proc/%ld/maps; an upper bound)\n",
            r->maps.heaps + 1, r->maps.heaps, r->pid);
     if (r->exact > 0) {

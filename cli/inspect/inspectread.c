@@ -32,7 +32,7 @@ static void feed_maps(void *m, const char *piece, size_t len)
 static bool has_maps(const char *dir)
 {
     char path[128], c;
-    snprintf(path, sizeof path, "%s/maps", dir);
+    afx_path_join(path, sizeof path, dir, "/maps");
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return false;
@@ -44,7 +44,7 @@ static bool has_maps(const char *dir)
 bool afx_live_thread_dir(long pid, const struct afx_deadline *by, char *dir, size_t size)
 {
     char tasks[64];
-    snprintf(tasks, sizeof tasks, "/proc/%ld/task", pid);
+    afx_proc_path(tasks, sizeof tasks, pid, "/task");
     DIR *d = opendir(tasks);
     if (d == NULL)
         return false;
@@ -69,7 +69,7 @@ bool afx_live_thread_dir(long pid, const struct afx_deadline *by, char *dir, siz
 bool afx_read_maps(const char *dir, const struct afx_deadline *by, struct afx_maps *m)
 {
     char path[128];
-    snprintf(path, sizeof path, "%s/maps", dir);
+    afx_path_join(path, sizeof path, dir, "/maps");
     afx_maps_begin(m);
     if (!afx_read_pieces(path, AFX_MAPS_READ_MAX, by, feed_maps, m))
         return false;
@@ -80,7 +80,7 @@ bool afx_read_maps(const char *dir, const struct afx_deadline *by, struct afx_ma
 bool afx_read_threads(long pid, long online, const struct afx_deadline *by, struct afx_threads *t)
 {
     char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
+    afx_proc_path(dir, sizeof dir, pid, "/task");
     *t = (struct afx_threads){ .min_cpus = -1 };
     DIR *d = opendir(dir);
     if (d == NULL)
@@ -118,7 +118,7 @@ long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const st
     *err = 0;
     if (m->kept < m->heaps)
         return -1;
-    snprintf(path, sizeof path, "%s/mem", dir);
+    afx_path_join(path, sizeof path, dir, "/mem");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         *err = errno;
@@ -147,11 +147,11 @@ void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env
 {
     char path[128];
     size_t len;
-    snprintf(path, sizeof path, "%s/auxv", dir);
+    afx_path_join(path, sizeof path, dir, "/auxv");
     char *auxv = afx_slurp_max(path, AUXV_MAX, by, &len);
     bool secure = auxv != NULL && afx_auxv_secure(auxv, len);
     free(auxv);
-    snprintf(path, sizeof path, "%s/environ", dir);
+    afx_path_join(path, sizeof path, dir, "/environ");
     char *text = afx_slurp_max(path, ENVIRON_MAX, by, &len);
     if (text == NULL || !afx_environ_facts(text, len, secure, env))
         afx_environ_facts("", 0, secure, env);
@@ -163,7 +163,7 @@ void afx_read_cgroup(long pid, const struct afx_deadline *by, struct afx_unit *u
 {
     char path[64];
     size_t len = 0;
-    snprintf(path, sizeof path, "/proc/%ld/cgroup", pid);
+    afx_proc_path(path, sizeof path, pid, "/cgroup");
     char *text = afx_slurp_max(path, CGROUP_MAX, by, &len);
     if (text == NULL || !afx_cgroup_unit(text, len, u))
         *u = (struct afx_unit){ 0 };

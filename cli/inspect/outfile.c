@@ -10,15 +10,80 @@
 
 #include "cli.h"
 
-/* dir opened one component at a time, none of them a symbolic link. */
-static int open_dir(const char *dir, const char *path)
+/* Why the directory fd is not one only root and this user may change,
+ * or NULL.  FILE's own directory must be writable by
+ * no one else; one on the way may be sticky (/tmp): no one else may
+ * then rename what is in it. */
+static const char *unsafe_dir(int fd, bool last, char *why, size_t size)
 {
-    char copy[PATH_MAX], *save = NULL;
-    snprintf(copy, sizeof copy, "%s", dir);
-    int fd = open(dir[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    for (char *c = strtok_r(copy, "/", &save); fd >= 0 && c != NULL; c = strtok_r(NULL, "/", &save)) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, size, "cannot be examined: %s", strerror(errno));
+        return why;
+    }
+    if (st.st_uid != 0 && st.st_uid != geteuid())
+        snprintf(why, size, "is owned by uid %u", (unsigned)st.st_uid);
+    else if ((st.st_mode & 022) != 0 && (last || !(st.st_mode & S_ISVTX)))
+        snprintf(why, size, "may be written by its group or others (mode %04o)", (unsigned)(st.st_mode & 07777));
+    else
+        return NULL;
+    return why;
+}
+
+/* dir opened one component at a time, none of them a symbolic link;
+ * with AFX_OUTFILE_TRUSTED, from / and each checked (unsafe_dir); with
+ * AFX_OUTFILE_MAKE_DIR, its last component made when missing. */
+static int open_dir(const char *dir, const char *path, unsigned flags)
+{
+    char copy[PATH_MAX], shown[PATH_MAX] = "", why[96], *save = NULL;
+    bool trusted = flags & AFX_OUTFILE_TRUSTED;
+    /* Trusted: the directories above the working one count too. */
+    if (trusted && dir[0] != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd) == NULL || snprintf(copy, sizeof copy, "%s/%s", cwd, dir) >= (int)sizeof copy) {
+            afx_error("--output %s: cannot tell the working directory's path: %s; name FILE by its absolute path",
+                      path, strerror(errno));
+            return -1;
+        }
+    } else {
+        snprintf(copy, sizeof copy, "%s", dir);
+    }
+    int fd = open(copy[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        afx_error("--output %s: cannot open %s: %s", path, copy[0] == '/' ? "/" : ".", strerror(errno));
+        return -1;
+    }
+    snprintf(shown, sizeof shown, "%s", copy[0] == '/' ? "/" : ".");
+    char *c = strtok_r(copy, "/", &save);
+    for (;;) {
+        char *next_c = c == NULL ? NULL : strtok_r(NULL, "/", &save);
+        if (trusted && unsafe_dir(fd, c == NULL, why, sizeof why) != NULL) {
+            afx_error("--output %s: the directory %s %s; root's programs trust what is written there, so no "
+                      "one else may change it: chown root and chmod go-w it, or name another", path, shown, why);
+            close(fd);
+            return -1;
+        }
+        if (c == NULL)
+            return fd;
+        size_t used = strlen(shown);
+        snprintf(shown + used, sizeof shown - used, "%s%s", used > 0 && shown[used - 1] == '/' ? "" : "/", c);
         int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         int err = errno;
+        const char *verb = "open";
+        /* FILE's own directory (/etc/cdi on a fresh host), in one that
+         * is there: mode 0755 whatever the umask. */
+        if (next < 0 && err == ENOENT && next_c == NULL && (flags & AFX_OUTFILE_MAKE_DIR)) {
+            bool made = mkdirat(fd, c, 0755) == 0;
+            verb = made ? "set up" : errno == EEXIST ? "open" : "make";
+            if (made || errno == EEXIST) {
+                next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next >= 0 && made && fchmod(next, 0755) != 0) {
+                    close(next);
+                    next = -1;
+                }
+            }
+            err = errno;
+        }
         close(fd);
         fd = next;
         if (fd < 0) {
@@ -26,20 +91,18 @@ static int open_dir(const char *dir, const char *path)
                 afx_error("--output %s: %s on its way is a symbolic link or not a directory; --output "
                           "follows none: name the directory by its real path", path, c);
             else if (err == EACCES || err == EPERM)
-                afx_error("--output %s: cannot open the directory %s on its way: %s; run as a user "
-                          "who may enter it (root, or the collector's user)", path, c, strerror(err));
+                afx_error("--output %s: cannot %s the directory %s on its way: %s; run as a user "
+                          "who may enter it (root, or the collector's user)", path, verb, c, strerror(err));
             else
-                afx_error("--output %s: cannot open the directory %s on its way: %s; check that it "
-                          "exists", path, c, strerror(err));
+                afx_error("--output %s: cannot %s the directory %s on its way: %s; check that %s", path, verb, c,
+                          strerror(err), strcmp(verb, "open") == 0 ? "it exists" : "its file system is writable");
             return -1;
         }
+        c = next_c;
     }
-    if (fd < 0)
-        afx_error("--output %s: cannot open %s: %s", path, dir[0] == '/' ? "/" : ".", strerror(errno));
-    return fd;
 }
 
-FILE *afx_outfile_open(struct afx_outfile *o, const char *path)
+FILE *afx_outfile_open(struct afx_outfile *o, const char *path, unsigned flags)
 {
     o->f = NULL;
     o->dir = -1;
@@ -56,7 +119,7 @@ FILE *afx_outfile_open(struct afx_outfile *o, const char *path)
     snprintf(o->name, sizeof o->name, "%s", name);
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 0, path);
-    if ((o->dir = open_dir(dir, path)) < 0)
+    if ((o->dir = open_dir(dir, path, flags)) < 0)
         return NULL;
 
     /* Unnamed until it is whole (O_TMPFILE): a scan killed at the

@@ -26,7 +26,18 @@ struct afx_outfile {
  * suffix, made with O_EXCL (never a file or link someone else put
  * there).  NULL,
  * having said why in one line, if it cannot be made. */
-FILE *afx_outfile_open(struct afx_outfile *o, const char *path);
+FILE *afx_outfile_open(struct afx_outfile *o, const char *path, unsigned flags);
+
+/* flags: what a file that root's programs trust needs (cdi --output:
+ * an engine runs as root what a spec names).  TRUSTED: each directory
+ * from / to FILE's is owned by root or this user and writable by no
+ * one else (one on the way may be sticky, as /tmp, FILE's own may not),
+ * else nothing is written.  MAKE_DIR: FILE's directory is made (mode
+ * 0755) when missing, in one that is there. */
+enum {
+    AFX_OUTFILE_TRUSTED = 1,
+    AFX_OUTFILE_MAKE_DIR = 2,
+};
 
 /* Close and remove the new file; FILE is as it was. */
 void afx_outfile_abandon(struct afx_outfile *o);

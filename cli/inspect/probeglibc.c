@@ -12,6 +12,7 @@
 #include "probe/jail.h"
 #include "probe/probe.h"
 #include "proc/mappedfile.h"
+#include "readfile.h"
 
 /* Open the file of mapping m (its "ld.so" or "libc.so.6") and keep it
  * only if root alone can have written it (glibctrust.h); else say why
@@ -102,12 +103,12 @@ static bool own_root(long pid)
 {
     char path[64];
     struct stat host, its;
-    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    afx_proc_path(path, sizeof path, pid, "/ns/mnt");
     if (stat(path, &its) != 0
         || (stat("/proc/1/ns/mnt", &host) != 0 && stat("/proc/self/ns/mnt", &host) != 0)
         || (its.st_dev == host.st_dev && its.st_ino == host.st_ino))
         return false;
-    snprintf(path, sizeof path, "/proc/%ld/root", pid);
+    afx_proc_path(path, sizeof path, pid, "/root");
     return stat(path, &its) == 0 && (stat("/proc/1/root", &host) == 0 || stat("/proc/self/root", &host) == 0)
            && (its.st_dev != host.st_dev || its.st_ino != host.st_ino);
 }

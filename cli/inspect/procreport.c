@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +16,13 @@
 #include "json.h"
 #include "proc/mappedfile.h"
 #include "proc/procstatus.h"
+#include "proctable.h"
 #include "readfile.h"
 
 /* The kernel keeps 16 bytes of a name; anything longer is not comm. */
 #define COMM_MAX 4096
 /* A stat line is a few hundred bytes, its name at most 64. */
 #define STAT_MAX 4096
-/* A few KiB, but Groups: may list 65536 groups. */
-#define STATUS_MAX (1L << 20)
 
 /* Versions already read, by the file they were read from: a host's
  * processes share a few libc files, and each banner may be 16 MiB in.
@@ -114,7 +114,7 @@ static bool static_glibc(long pid)
     static size_t count, oldest;
     char path[64];
     struct stat st;
-    snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+    afx_proc_path(path, sizeof path, pid, "/exe");
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -158,7 +158,7 @@ static int read_name(struct afx_report *r)
 {
     char path[64];
     size_t len;
-    snprintf(path, sizeof path, "/proc/%ld/comm", r->pid);
+    afx_proc_path(path, sizeof path, r->pid, "/comm");
     char *comm = afx_slurp_max(path, COMM_MAX, &r->deadline, &len);
     if (comm == NULL)
         return errno;
@@ -174,7 +174,7 @@ static unsigned long long read_start_time(long pid)
 {
     char path[64];
     unsigned long long t;
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    afx_proc_path(path, sizeof path, pid, "/stat");
     char *text = afx_slurp_max(path, STAT_MAX, NULL, NULL);
     bool ok = text != NULL && afx_stat_start_time(text, &t);
     free(text);
@@ -191,24 +191,18 @@ bool afx_report_same_process(const struct afx_report *r)
 /* Its real uid, -1 if unreadable: who started it, which it cannot
  * change (/proc/PID is root's for any process that made itself
  * undumpable, and a set-user-ID program changes only the effective
- * uid). */
+ * uid).  Its status, read once a run (proctable.h). */
 static long read_uid(long pid, const struct afx_deadline *by)
 {
-    char path[64], uid[64];
-    snprintf(path, sizeof path, "/proc/%ld/status", pid);
-    char *text = afx_slurp_max(path, STATUS_MAX, by, NULL);
-    bool ok = text != NULL && afx_status_field(text, "Uid", uid, sizeof uid);
-    free(text);
-    char *end;
-    unsigned long n = ok ? strtoul(uid, &end, 10) : 0;
-    return ok && end != uid && (*end == '\t' || *end == ' ') && n <= 0xffffffffUL ? (long)n : -1;
+    struct afx_proc_entry *e = afx_proc_entry(pid, by);
+    return e != NULL && e->err == 0 ? e->uid : -1;
 }
 
 /* The kernel's name for its executable: text, never followed. */
 static void read_exe(struct afx_report *r, const char *dir)
 {
     char path[160];
-    snprintf(path, sizeof path, "%s/exe", dir);
+    afx_path_join(path, sizeof path, dir, "/exe");
     ssize_t n = readlink(path, r->exe, sizeof r->exe - 1);
     r->exe[n > 0 ? n : 0] = '\0';
 }
@@ -243,12 +237,27 @@ void afx_report_skip(struct afx_report *r, const char *why)
     char dir[64];
     r->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)r->pid, 0);
     afx_deadline_in(&r->deadline, AFX_READ_SECONDS);
-    snprintf(dir, sizeof dir, "/proc/%ld", r->pid);
+    afx_proc_path(dir, sizeof dir, r->pid, "");
     if (read_name(r) != 0)
         r->name[0] = '\0';
     read_exe(r, dir);
     snprintf(r->unread, sizeof r->unread, "%s", why);
     unread(r);
+}
+
+void afx_report_reset(struct afx_report *r, long pid, const struct afx_host *host)
+{
+    /* Not "*r = (struct afx_report){ ... }": that zeroes the maps'
+     * buffers too, 290 KiB a process, two thirds of a scan's
+     * instructions.  afx_maps_begin resets the maps as their reader
+     * needs them; the rest is zeroed. */
+    size_t at = offsetof(struct afx_report, maps), after = at + sizeof r->maps;
+    memset(r, 0, at);
+    memset((char *)r + after, 0, sizeof *r - after);
+    afx_maps_begin(&r->maps);
+    r->pid = pid;
+    r->pidfd = -1;
+    r->host = *host;
 }
 
 static bool cut_short(int err)
@@ -274,7 +283,7 @@ int afx_report_read(struct afx_report *r, const char **what)
     r->probed = false;
     r->state = AFX_GLIBC_UNKNOWN;
     char top[32], dir[128];
-    snprintf(top, sizeof top, "/proc/%ld", r->pid);
+    afx_proc_path(top, sizeof top, r->pid, "");
     snprintf(dir, sizeof dir, "%s", top);
     int err = read_name(r);
     if (err == ETIME)
@@ -363,29 +372,41 @@ const char *afx_glibc_state_name(enum afx_glibc_state s)
     return s == AFX_GLIBC_AFFECTED ? "affected" : s == AFX_GLIBC_FIXED ? "not affected" : "unknown";
 }
 
-void afx_report_json(const struct afx_report *r, FILE *out)
+/* The object's keys are the same for every process, null where unknown:
+ * a reader (Ansible's selectattr) may take any of them from any
+ * record.  unreadable: why none of it could be read, or NULL. */
+static void report_json(const struct afx_report *r, const char *unreadable, FILE *out)
 {
     struct afx_json j;
+    bool known = unreadable == NULL;
     afx_json_begin(&j, out);
-    afx_json_str(&j, "verdict", afx_health_names[r->health]);
-    afx_json_long(&j, "exit_status", afx_health_status(r->health));
-    afx_json_str(&j, "reason", r->why);
+    afx_json_str(&j, "verdict", known ? afx_health_names[r->health] : "unreadable");
+    if (known)
+        afx_json_long(&j, "exit_status", afx_health_status(r->health));
+    else
+        afx_json_raw(&j, "exit_status", "null");
+    afx_json_str(&j, "reason", known ? r->why : unreadable);
     afx_json_long(&j, "pid", r->pid);
-    afx_json_str(&j, "name", r->name);
+    afx_json_str(&j, "name", known || r->name[0] ? r->name : NULL);
     afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
-    afx_json_str(&j, "unit", r->unit.name[0] ? r->unit.name : NULL);
-    afx_json_bool(&j, "user_unit", r->unit.user);
-    bool boxed = r->container.engine[0] != '\0';
+    /* Of one not read, what a part says is not shown (as in the text
+     * report): its unit and container are unknown. */
+    afx_json_str(&j, "unit", known && r->unit.name[0] ? r->unit.name : NULL);
+    if (known)
+        afx_json_bool(&j, "user_unit", r->unit.user);
+    else
+        afx_json_raw(&j, "user_unit", "null");
+    bool boxed = known && r->container.engine[0] != '\0';
     afx_json_str(&j, "container_engine", boxed ? r->container.engine : NULL);
     afx_json_str(&j, "container_id", boxed ? r->container.id : NULL);
     afx_json_str(&j, "container_name", boxed && r->container.name[0] ? r->container.name : NULL);
     /* A rootless one's user, by the kernel's word; its engine unknown. */
-    if (r->container.userns)
+    if (known && r->container.userns)
         afx_json_long(&j, "rootless_owner_uid", (long)r->container.owner);
     else
         afx_json_raw(&j, "rootless_owner_uid", "null");
     /* Counts of a process not read whole would be a part's. */
-    bool whole = r->unread[0] == '\0';
+    bool whole = known && r->unread[0] == '\0';
     if (whole) {
         afx_json_long(&j, "threads", r->threads.count);
         afx_json_long(&j, "threads_narrowed", r->threads.narrowed);
@@ -397,20 +418,42 @@ void afx_report_json(const struct afx_report *r, FILE *out)
     afx_json_str(&j, "online_list", r->host.online_list);
     afx_json_str(&j, "isolated_list", r->host.isolated_list);
     afx_json_str(&j, "nohz_full_list", r->host.nohz_full_list);
-    afx_json_str(&j, "libc", r->libc_kind == AFX_LIBC_MUSL ? "musl"
-                             : r->libc_kind == AFX_LIBC_STATIC_GLIBC ? "glibc (static)" : "glibc");
-    afx_json_str(&j, "glibc", r->glibc);
-    afx_json_str(&j, "glibc_state", afx_glibc_state_name(r->state));
-    afx_json_str(&j, "glibc_note", r->probe_note);
-    afx_json_bool(&j, "glibc_executed", r->probed);
-    afx_json_bool(&j, "libarenafix", r->maps.arenafix);
-    afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
-    afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);
-    afx_json_bool(&j, "arena_limit_set", r->env.user_limit);
+    afx_json_str(&j, "libc", !known                                 ? NULL
+                             : r->libc_kind == AFX_LIBC_MUSL         ? "musl"
+                             : r->libc_kind == AFX_LIBC_STATIC_GLIBC ? "glibc (static)"
+                                                                     : "glibc");
+    afx_json_str(&j, "glibc", known ? r->glibc : NULL);
+    afx_json_str(&j, "glibc_state", known ? afx_glibc_state_name(r->state) : NULL);
+    afx_json_str(&j, "glibc_note", known ? r->probe_note : NULL);
+    afx_json_bool(&j, "glibc_executed", known && r->probed);
+    if (known) {
+        afx_json_bool(&j, "libarenafix", r->maps.arenafix);
+        afx_json_str(&j, "libarenafix_mode", r->maps.arenafix ? afx_mode_name(r->env.arenafix.mode) : NULL);
+        afx_json_str(&j, "foreign_malloc", r->maps.foreign[0] ? r->maps.foreign : NULL);
+        afx_json_bool(&j, "arena_limit_set", r->env.user_limit);
+    } else {
+        afx_json_raw(&j, "libarenafix", "null");
+        afx_json_raw(&j, "libarenafix_mode", "null");
+        afx_json_raw(&j, "foreign_malloc", "null");
+        afx_json_raw(&j, "arena_limit_set", "null");
+    }
     if (whole)
         afx_json_long(&j, "arenas_estimated", r->maps.heaps + 1);
     else
         afx_json_raw(&j, "arenas_estimated", "null");
-    afx_json_long(&j, "arenas_counted", r->exact);
+    if (known)
+        afx_json_long(&j, "arenas_counted", r->exact);
+    else
+        afx_json_raw(&j, "arenas_counted", "null");
     afx_json_end(&j);
+}
+
+void afx_report_json(const struct afx_report *r, FILE *out)
+{
+    report_json(r, NULL, out);
+}
+
+void afx_report_json_unreadable(const struct afx_report *r, const char *why, FILE *out)
+{
+    report_json(r, why, out);
 }

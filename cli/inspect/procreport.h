@@ -49,6 +49,11 @@ struct afx_report {
     char unread[256];           /* why it was not read whole (too large, too slow); "" if it was */
 };
 
+/* r made ready for process pid on host, as if zeroed but for the maps'
+ * buffers, which are read only as far as they are written: cheap
+ * enough for every process of a scan. */
+void afx_report_reset(struct afx_report *r, long pid, const struct afx_host *host);
+
 /* Read process r->pid (r->host already read).  Holds a pidfd from the
  * start, so that afx_report_exited can tell a process that exited
  * while it was read.  0, or the errno of the read that failed with the
@@ -88,5 +93,9 @@ const char *afx_glibc_state_name(enum afx_glibc_state s);
 
 /* The report as one JSON object on a line of its own. */
 void afx_report_json(const struct afx_report *r, FILE *out);
+
+/* The same keys for a process none of which could be read (why): its
+ * verdict "unreadable", null for what was not read. */
+void afx_report_json_unreadable(const struct afx_report *r, const char *why, FILE *out);
 
 #endif

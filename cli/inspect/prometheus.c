@@ -78,6 +78,8 @@ static bool outranks(const struct afx_prom_series *a, const struct afx_prom_seri
     if (a->kind != b->kind)
         return a->kind < b->kind;
     int c = strcmp(a->unit, b->unit);
+    if (c == 0)
+        c = strcmp(a->container, b->container);
     return c != 0 ? c < 0 : strcmp(a->comm, b->comm) < 0;
 }
 
@@ -85,7 +87,8 @@ static struct afx_prom_series *find(struct afx_prom *p, const struct afx_prom_se
 {
     for (size_t i = 0; i < p->count; i++) {
         struct afx_prom_series *s = &p->list[i];
-        if (s->verdict == key->verdict && strcmp(s->unit, key->unit) == 0 && strcmp(s->comm, key->comm) == 0)
+        if (s->verdict == key->verdict && strcmp(s->unit, key->unit) == 0 && strcmp(s->comm, key->comm) == 0
+            && strcmp(s->container, key->container) == 0)
             return s;
     }
     return NULL;
@@ -119,6 +122,14 @@ void afx_prom_add(struct afx_prom *p, const struct afx_report *r)
         snprintf(shown, sizeof shown, "%s%s", r->unit.name, r->unit.user && r->unit.name[0] ? " (user)" : "");
     afx_prom_label(shown, new.unit, sizeof new.unit);
     afx_prom_label(r->name, new.comm, sizeof new.comm);
+    /* Which container, as its engine's files name it (root's, never the
+     * tenant's): on-call needs it to find the container, and a host's
+     * containers are bounded as its units are (the fold below). */
+    if (r->container.engine[0] != '\0') {
+        char id[13];
+        snprintf(id, sizeof id, "%.12s", r->container.id);
+        afx_prom_label(r->container.name[0] ? r->container.name : id, new.container, sizeof new.container);
+    }
     struct afx_prom_series *s = find(p, &new);
     if (s != NULL) {
         s->count++;
@@ -148,6 +159,8 @@ static int by_labels(const void *a, const void *b)
 {
     const struct afx_prom_series *x = a, *y = b;
     int c = strcmp(x->unit, y->unit);
+    if (c == 0)
+        c = strcmp(x->container, y->container);
     if (c == 0)
         c = strcmp(x->comm, y->comm);
     return c != 0 ? c : (int)y->verdict - (int)x->verdict;
@@ -187,16 +200,23 @@ bool afx_prom_write(struct afx_prom *p, const struct afx_prom_facts *f, FILE *ou
     head(out, "arenafix_processes_fixed", "Fine processes that are fine because libarenafix is loaded.");
     fprintf(out, "arenafix_processes_fixed %ld\n", f->fixed);
     head(out, "arenafix_process_verdict",
-         "Hit or at-risk processes, by systemd unit (\"\" if none) and command name.");
+         "Hit or at-risk processes, by systemd unit (\"\" if none), container (its name as its engine knows "
+         "it; no label if none) and command name.");
     /* The folded in their place among the others, once per verdict. */
     for (int v = 0; v < AFX_HEALTHS; v++)
         if (p->other[v] > 0)
             p->list[p->count++] = (struct afx_prom_series){ .unit = "(other)", .comm = "(other)", .verdict = v,
                                                             .count = p->other[v] };
     qsort(p->list, p->count, sizeof p->list[0], by_labels);
-    for (size_t i = 0; i < p->count; i++)
-        fprintf(out, "arenafix_process_verdict{unit=\"%s\",comm=\"%s\",verdict=\"%s\"} %ld\n", p->list[i].unit,
-                p->list[i].comm, verdict_label[p->list[i].verdict], p->list[i].count);
+    for (size_t i = 0; i < p->count; i++) {
+        const struct afx_prom_series *x = &p->list[i];
+        if (x->container[0] != '\0')
+            fprintf(out, "arenafix_process_verdict{unit=\"%s\",container=\"%s\",comm=\"%s\",verdict=\"%s\"} %ld\n",
+                    x->unit, x->container, x->comm, verdict_label[x->verdict], x->count);
+        else
+            fprintf(out, "arenafix_process_verdict{unit=\"%s\",comm=\"%s\",verdict=\"%s\"} %ld\n", x->unit,
+                    x->comm, verdict_label[x->verdict], x->count);
+    }
     head(out, "arenafix_scan_timestamp_seconds", "When the scan ended, in seconds since the epoch.");
     fprintf(out, "arenafix_scan_timestamp_seconds %.3f\n", f->timestamp);
     head(out, "arenafix_scan_duration_seconds", "How long the scan took, in seconds.");

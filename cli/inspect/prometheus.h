@@ -21,10 +21,12 @@
 /* Room for afx_prom_label's output: each byte may double, and the NUL. */
 #define AFX_PROM_LABEL_SIZE (2 * AFX_PROM_LABEL_MAX + 1)
 
-/* Hit or at-risk processes of one (unit, command name, verdict). */
+/* Hit or at-risk processes of one (unit, container, command name,
+ * verdict). */
 struct afx_prom_series {
     char unit[AFX_PROM_LABEL_SIZE];     /* label text, escaped */
     char comm[AFX_PROM_LABEL_SIZE];
+    char container[AFX_PROM_LABEL_SIZE];    /* its name as its engine knows it (else its short ID); "" if none */
     enum afx_health verdict;
     int kind;                           /* its unit's, as prometheus.c ranks them */
     bool root;                          /* one of them runs as root (real uid 0) */

@@ -31,6 +31,7 @@
 #include "procreport.h"
 #include "prometheus.h"
 #include "proc/procstatus.h"
+#include "proctable.h"
 #include "readfile.h"
 #include "selfexe.h"
 #include "usertime.h"
@@ -125,17 +126,7 @@ static void list_unreadable(struct scan *s, const struct afx_report *r, const ch
         return;
     }
     json_next(s);
-    struct afx_json j;
-    afx_json_begin(&j, stdout);
-    afx_json_str(&j, "verdict", "unreadable");
-    afx_json_raw(&j, "exit_status", "null");
-    afx_json_str(&j, "reason", why);
-    afx_json_long(&j, "pid", r->pid);
-    afx_json_str(&j, "name", r->name[0] ? r->name : NULL);
-    afx_json_str(&j, "exe", r->exe[0] ? r->exe : NULL);
-    afx_json_raw(&j, "unit", "null");
-    afx_json_bool(&j, "user_unit", false);
-    afx_json_end(&j);
+    afx_report_json_unreadable(r, why, stdout);
 }
 
 static void list_judged(struct scan *s, const struct afx_report *r)
@@ -171,7 +162,7 @@ static bool is_kernel_thread(long pid, int *err)
 {
     char path[64];
     unsigned long flags;
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    afx_proc_path(path, sizeof path, pid, "/stat");
     char *stat = afx_slurp_max(path, 64L << 10, NULL, NULL);
     *err = stat == NULL ? errno : 0;
     bool kernel = stat != NULL && afx_stat_flags(stat, &flags) && (flags & AFX_PF_KTHREAD) != 0;
@@ -191,21 +182,15 @@ static double seconds(clockid_t clock)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Its real user ID, the one its owner cannot shed. */
+/* Its real user ID, the one its owner cannot shed: its status, read
+ * once a run (proctable.h). */
 static bool real_uid(long pid, uid_t *uid)
 {
-    char path[64], ids[128], *end;
-    snprintf(path, sizeof path, "/proc/%ld/status", pid);
-    /* Groups: may list 65536 groups. */
-    char *text = afx_slurp_max(path, 1L << 20, NULL, NULL);
-    bool ok = text != NULL && afx_status_field(text, "Uid", ids, sizeof ids);
-    free(text);
-    if (!ok)
+    struct afx_proc_entry *e = afx_proc_entry(pid, NULL);
+    if (e == NULL || e->err != 0 || e->uid < 0)
         return false;
-    errno = 0;
-    unsigned long n = strtoul(ids, &end, 10);
-    *uid = (uid_t)n;
-    return errno == 0 && end != ids && (*end == '\t' || *end == ' ') && n == (unsigned long)*uid;
+    *uid = (uid_t)e->uid;
+    return true;
 }
 
 /* A process of a user whose processes have had their time: named, not
@@ -233,7 +218,7 @@ static void scan_one(struct scan *s, long pid)
     char why[600];
     int err;
     s->t.processes++;
-    *r = (struct afx_report){ .pid = pid, .pidfd = -1, .host = s->host };
+    afx_report_reset(r, pid, &s->host);
     if (is_kernel_thread(pid, &err)) {
         s->t.kernel++;
         return;
@@ -392,7 +377,7 @@ int afx_inspect_all(enum afx_scan_format format, bool probe_host_glibc, const ch
     s.format = format;
     s.json = format == AFX_SCAN_JSON;
     /* Before the scan: a file that cannot be made fails at once. */
-    if (output != NULL && (out = afx_outfile_open(&file, output)) == NULL)
+    if (output != NULL && (out = afx_outfile_open(&file, output, 0)) == NULL)
         return AFX_EXIT_FAIL;
     afx_access_facts_read(&s.access);
     afx_host_read(&s.host);

@@ -1,4 +1,5 @@
 #include "glibctrust.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,7 +117,7 @@ bool afx_proc_root_open(long pid, struct afx_proc_root *pr, char *why, size_t si
     char path[64];
     pr->mnt = -1;
     pr->prefix[0] = '\0';
-    snprintf(path, sizeof path, "/proc/%ld/root", pid);
+    afx_proc_path(path, sizeof path, pid, "/root");
     pr->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (pr->root < 0) {
         snprintf(why, size, "cannot open its root directory: %s", strerror(errno));
@@ -127,7 +128,7 @@ bool afx_proc_root_open(long pid, struct afx_proc_root *pr, char *why, size_t si
      * walk; the walk itself starts at the directory opened above. */
     ssize_t n = readlink(path, pr->prefix, sizeof pr->prefix - 1);
     pr->prefix[n > 1 ? n : 0] = '\0';
-    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    afx_proc_path(path, sizeof path, pid, "/ns/mnt");
     pr->mnt = open(path, O_RDONLY | O_CLOEXEC);
     if (pr->mnt < 0) {
         snprintf(why, size, "cannot open its mount namespace: %s", strerror(errno));

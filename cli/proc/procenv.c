@@ -56,7 +56,9 @@ bool afx_environ_facts(const char *env, size_t len, bool secure, struct afx_env_
     /* The first of each, as libarenafix takes them; none when secure. */
     const char *values[AFX_VAR_COUNT] = { 0 };
     for (char **e = envp; !secure && *e != NULL; e++)
-        for (int v = 0; v < AFX_VAR_COUNT; v++) {
+        /* Most of a login's forty variables pass at their first bytes:
+         * a scan reads every process's environment. */
+        for (int v = 0; v < AFX_VAR_COUNT && strncmp(*e, "ARENAFIX_", 9) == 0; v++) {
             size_t n = strlen(afx_config_names[v]);
             if (strncmp(*e, afx_config_names[v], n) == 0 && (*e)[n] == '=' && values[v] == NULL)
                 values[v] = *e + n + 1;
@@ -64,7 +66,7 @@ bool afx_environ_facts(const char *env, size_t len, bool secure, struct afx_env_
     f->preload_set = f->preload_long = false;
     f->preload[0] = '\0';
     for (char **e = envp; *e != NULL && !f->preload_set; e++)
-        if (strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+        if ((*e)[0] == 'L' && strncmp(*e, "LD_PRELOAD=", 11) == 0) {
             f->preload_set = true;
             f->preload_long = strlen(*e + 11) >= sizeof f->preload;
             if (!f->preload_long)

@@ -4,34 +4,50 @@
 
 /* ---- one line ------------------------------------------------------ */
 
+/* Each character's value as a lower-case hex digit, plus one; 0 if it
+ * is none.  One load a digit, for the 40 or so of every line of every
+ * process's maps a scan reads. */
+static const unsigned char hex_digit[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
 static int hexval(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    return hex_digit[(unsigned char)c] - 1;
 }
 
-/* 1 to `digits` hex digits, as the kernel prints them (lower case). */
+/* 1 to `digits` hex digits, as the kernel prints them (lower case).
+ * Each character looked at once: a scan parses every line of every
+ * process's maps. */
 static bool hex(const char **p, const char *end, unsigned long *v, int digits)
 {
-    int n = 0;
-    *v = 0;
-    for (; *p < end && hexval(**p) >= 0; ++*p, n++) {
-        if (n == digits)
-            return false;
-        *v = *v << 4 | (unsigned long)hexval(**p);
-    }
-    return n > 0;
+    const char *q = *p, *stop = end - q > digits ? q + digits : end;
+    unsigned long x = 0;
+    int d;
+    for (; q < stop && (d = hexval(*q)) >= 0; q++)
+        x = x << 4 | (unsigned long)d;
+    if (q == *p || (q < end && hexval(*q) >= 0))
+        return false;   /* none, or more than digits */
+    *v = x;
+    *p = q;
+    return true;
 }
 
 static bool decimal(const char **p, const char *end, unsigned long *v)
 {
-    int n = 0;
-    *v = 0;
-    for (; *p < end && **p >= '0' && **p <= '9'; ++*p, n++) {
-        if (n == 20 || *v > (~0UL - 9) / 10)
+    const char *q = *p;
+    unsigned long x = 0;
+    for (; q < end && *q >= '0' && *q <= '9'; q++) {
+        if (q - *p == 20 || x > (~0UL - 9) / 10)
             return false;
-        *v = *v * 10 + (unsigned long)(**p - '0');
+        x = x * 10 + (unsigned long)(*q - '0');
     }
-    return n > 0;
+    if (q == *p)
+        return false;
+    *v = x;
+    *p = q;
+    return true;
 }
 
 static bool expect(const char **p, const char *end, char c)
@@ -44,13 +60,14 @@ static bool expect(const char **p, const char *end, char c)
 
 static bool perms(const char **p, const char *end, char out[5])
 {
-    static const char allowed[4][3] = { "r-", "w-", "x-", "ps" };
+    static const char allowed[4][2] = { "r-", "w-", "x-", "ps" };
     if (end - *p < 4)
         return false;
     for (int i = 0; i < 4; i++) {
-        if ((*p)[i] == '\0' || strchr(allowed[i], (*p)[i]) == NULL)
+        char c = (*p)[i];
+        if (c != allowed[i][0] && c != allowed[i][1])
             return false;
-        out[i] = (*p)[i];
+        out[i] = c;
     }
     out[4] = '\0';
     *p += 4;

@@ -1,4 +1,5 @@
 #include "userns.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +56,7 @@ bool afx_userns_of(long pid, struct afx_userns *u)
     *u = (struct afx_userns){ 0 };
     if (stat("/proc/self/ns/user", &ours) != 0)
         return false;
-    snprintf(path, sizeof path, "/proc/%ld/ns/user", pid);
+    afx_proc_path(path, sizeof path, pid, "/ns/user");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -65,7 +66,7 @@ bool afx_userns_of(long pid, struct afx_userns *u)
     uid_t owner;
     bool ok = ioctl(fd, NS_GET_OWNER_UID, &owner) == 0;
     close(fd);
-    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    afx_proc_path(path, sizeof path, pid, "/ns/mnt");
     ok = ok && stat(path, &mnt) == 0;
     if (ok) {
         u->owner = owner;

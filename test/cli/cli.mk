@@ -79,7 +79,7 @@ $(B)/fuzz/fuzz_engines: cli/proc/enginestate.c cli/proc/enginestate.h
 
 .PHONY: check-cli
 CHECK_SUITES += check-cli
-check-cli: $(CLI_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
+check-cli: $(CLI_BIN) $(RUNTIME_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile \
            $(B)/test/sysfail $(B)/test/fixedrandom.so $(B)/test/stillclock.so $(B)/real/countarenas.so $(B)/test/cli-tests \
            $(B)/test/muslwait $(B)/test/arenawait-static $(B)/test/arenawait-static-affected
 	$(CK_SELECT) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

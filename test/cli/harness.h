@@ -104,5 +104,6 @@ Suite *prometheus_suite(void);
 Suite *cdi_suite(void);
 Suite *engines_suite(void);
 Suite *rootless_suite(void);
+Suite *runtime_suite(void);
 
 #endif

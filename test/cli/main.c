@@ -11,7 +11,7 @@ int main(void)
         scan_suite, probe_suite, enable_suite, inspect_suite, prometheus_suite,
         wrap_suite, hostile_suite, pure_suite, hook_suite, unitfile_suite, status_suite, help_suite, libc_suite, rootprobe_suite,
         cdi_suite, engines_suite,
-        rootless_suite,
+        rootless_suite, runtime_suite,
     };
     /* inspect --all judges the whole host: each suite sees its own
      * processes alone, in a PID namespace of its own (as root). */

@@ -10,6 +10,14 @@ import json
 import sys
 
 VERDICT_STATUS = {"hit": 3, "at risk": 4, "cannot tell": 5, "fine": 0, "unreadable": None}
+# Every process's object has these keys, null where unknown: a reader
+# (the Ansible role's selectattr) may take any key from any of them.
+# test/fleet/scan-verdicts.json, the role's scan, is checked against them.
+KEYS = ("verdict", "exit_status", "reason", "pid", "name", "exe", "unit", "user_unit", "container_engine",
+        "container_id", "container_name", "rootless_owner_uid", "threads", "threads_narrowed", "online_cpus",
+        "online_list", "isolated_list", "nohz_full_list", "libc", "glibc", "glibc_state", "glibc_note",
+        "glibc_executed", "libarenafix", "libarenafix_mode", "foreign_malloc", "arena_limit_set", "arenas_estimated",
+        "arenas_counted")
 NOT_LISTED = ("gone", "single_threaded", "kernel_threads", "no_glibc", "other_malloc")
 
 
@@ -18,12 +26,19 @@ def check(doc):
     assert set(doc) == {"processes", "summary"}, "top-level keys: %s" % sorted(doc)
     counts = {v: 0 for v in VERDICT_STATUS}
     for p in procs:
+        assert tuple(p) == KEYS, "pid %s (%s): keys %s, not %s" % (p.get("pid"), p.get("verdict"), list(p), list(KEYS))
         assert p["verdict"] in VERDICT_STATUS, "verdict %r" % p["verdict"]
         assert p["exit_status"] == VERDICT_STATUS[p["verdict"]], p
         assert isinstance(p["pid"], int) and p["pid"] > 0, p
         assert isinstance(p["reason"], str) and p["reason"], p
         assert p["unit"] is None or (isinstance(p["unit"], str) and p["unit"]), p
-        assert isinstance(p["user_unit"], bool) and (p["unit"] is not None or not p["user_unit"]), p
+        if p["verdict"] == "unreadable":
+            unknown = [k for k in KEYS[6:] if p[k] is not None and not k.endswith("_list") and
+                       k not in ("online_cpus", "glibc_executed")]
+            assert not unknown, "unreadable, yet %s known: %s" % (unknown, p)
+            assert p["glibc_executed"] is False, p
+        else:
+            assert isinstance(p["user_unit"], bool) and (p["unit"] is not None or not p["user_unit"]), p
         counts[p["verdict"]] += 1
     pids = [p["pid"] for p in procs]
     assert len(pids) == len(set(pids)), "a process listed twice"

@@ -147,6 +147,99 @@ START_TEST(cdi_command)
 }
 END_TEST
 
+/* A fresh host has no /etc/cdi: --output makes FILE's own directory
+ * (mode 0755 whatever the umask), not a path of them. */
+START_TEST(cdi_output_makes_its_directory)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/arenafix-cdi-XXXXXX");
+    ck_assert(mkdtemp(scratch) != NULL);
+    char dir[PATH_MAX + 16], file[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/cdi", scratch);
+    snprintf(file, sizeof file, "%s/arenafix.json", dir);
+    struct run r;
+    mode_t old = umask(077);
+    run(&r, NULL, ARGV(cli(), "cdi", "--output", file));
+    umask(old);
+    ck_assert_status(&r, 0);
+    run_free(&r);
+    struct stat st;
+    ck_assert_int_eq(stat(dir, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode));
+    ck_assert_int_eq(st.st_mode & 07777, 0755);
+    ck_assert_int_eq(st.st_uid, geteuid());
+    ck_assert_int_eq(stat(file, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0644);
+
+    /* Two missing: a typo, not a spec directory; nothing is made. */
+    snprintf(file, sizeof file, "%s/etc/cdi/arenafix.json", scratch);
+    run(&r, NULL, ARGV(cli(), "cdi", "--output", file));
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, "cannot open the directory etc on its way: No such file or directory; check that "
+                                "it exists") != NULL, "stderr: %s", r.err);
+    run_free(&r);
+    snprintf(dir, sizeof dir, "%s/etc", scratch);
+    ck_assert_int_ne(access(dir, F_OK), 0);
+    scratch_remove();
+}
+END_TEST
+
+/* Into the directory at SUB of scratch (mode, owner), cdi --output
+ * writes nothing, and says which directory and why. */
+static void refused(const char *sub, mode_t mode, uid_t owner, const char *culprit, const char *why)
+{
+    char dir[PATH_MAX + 32], file[PATH_MAX + 64], want[PATH_MAX + 128];
+    snprintf(dir, sizeof dir, "%s/%s", scratch, sub);
+    snprintf(file, sizeof file, "%s/arenafix.json", dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(chmod(dir, mode), 0);
+    ck_assert_int_eq(chown(dir, owner, (gid_t)-1), 0);
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "cdi", "--output", file));
+    ck_assert_status(&r, 1);
+    snprintf(want, sizeof want, ": the directory %s/%s %s", scratch, culprit, why);
+    ck_assert_msg(strstr(r.err, want) != NULL, "want %s in: %s", want, r.err);
+    ck_assert_msg(strstr(r.err, "chown root and chmod go-w it") != NULL, "stderr: %s", r.err);
+    run_free(&r);
+    ck_assert_int_ne(access(file, F_OK), 0);
+}
+
+/* An engine runs as root the program a spec names: a spec whose
+ * directory someone else may write to is theirs to replace. */
+START_TEST(cdi_output_refuses_a_directory_others_may_write)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/arenafix-cdi-XXXXXX");
+    ck_assert(mkdtemp(scratch) != NULL);
+    refused("open", 0777, geteuid(), "open", "may be written by its group or others (mode 0777)");
+    refused("group", 0775, geteuid(), "group", "may be written by its group or others (mode 0775)");
+    /* Sticky: no one else could rename the spec, but anyone could put
+     * their own beside it, which the engine reads as well. */
+    refused("sticky", 01777, geteuid(), "sticky", "may be written by its group or others (mode 1777)");
+    if (geteuid() == 0) {
+        char want[32];
+        snprintf(want, sizeof want, "is owned by uid %d", 65534);
+        refused("theirs", 0755, 65534, "theirs", want);
+        /* Above FILE's directory: she could rename root's directory
+         * away and put her own in its place. */
+        char above[PATH_MAX + 16];
+        snprintf(above, sizeof above, "%s/above", scratch);
+        ck_assert_int_eq(mkdir(above, 0755), 0);
+        ck_assert_int_eq(chown(above, 65534, (gid_t)-1), 0);
+        refused("above/cdi", 0755, 0, "above", want);
+    } else {
+        printf("SKIP cdi_output_refuses_a_directory_others_may_write: another user's directory: needs root to "
+               "chown it\n");
+    }
+    /* A sticky directory on the way (/tmp) is no one else's to swap. */
+    char file[PATH_MAX + 32];
+    snprintf(file, sizeof file, "%s/arenafix.json", scratch);
+    struct run r;
+    run(&r, NULL, ARGV(cli(), "cdi", "--output", file));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+    scratch_remove();
+}
+END_TEST
+
 /* An engine runs the spec's hook as root: a copy of the command in a
  * directory others may write to is not named in a spec. */
 START_TEST(cdi_untrusted_command)
@@ -202,6 +295,8 @@ Suite *cdi_suite(void)
     tcase_add_test(tc, cdi_spec_text);
     tcase_add_test(tc, cdi_spec_refuses);
     tcase_add_test(tc, cdi_command);
+    tcase_add_test(tc, cdi_output_makes_its_directory);
+    tcase_add_test(tc, cdi_output_refuses_a_directory_others_may_write);
     tcase_add_test(tc, cdi_untrusted_command);
     tcase_add_test(tc, hook_log_not_a_file);
     suite_add_tcase(s, tc);

@@ -86,6 +86,22 @@ START_TEST(system_glibc_pinned_is_fine)
     ck_assert_int_eq(json_long(r.out, "arenas_counted"), 16);
     ck_assert_int_eq(json_long(r.out, "threads_narrowed"), 30);
     run_free(&r);
+
+    /* The text says which CPUs the narrowest mask holds, not a count that
+     * reads as zero CPUs, and whose limit "set" means. */
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    live_start(&l, NULL, ARGV(test_prog("arenawait"), "30", "pinned"));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    run(&r, NULL, ARGV(cli(), "inspect", pid));
+    live_stop(&l);
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.out, "30 pinned narrower than the ") != NULL
+                      && strstr(r.out, " (the narrowest on CPU list ") != NULL
+                      && strstr(r.out, "(narrowest: ") == NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "  user's arena limit: none in its environment") != NULL
+                      && strstr(r.out, "arena limit set:") == NULL, "%s", r.out);
+    run_free(&r);
 }
 END_TEST
 

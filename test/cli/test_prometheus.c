@@ -613,6 +613,53 @@ START_TEST(writer_folds_container_ids)
 }
 END_TEST
 
+/* A container its engine's files name (root's, never the tenant's) is
+ * named in a container label, by its name, else its short ID, so that
+ * on-call can find it; processes in no container keep their series as
+ * they were.  Bounded as units are: 250 named containers keep 200
+ * series, the rest folded. */
+static void add_in_container(struct afx_prom *p, const char *engine, const char *id, const char *name,
+                             const char *comm)
+{
+    memset(&report, 0, sizeof report);
+    report.health = AFX_HIT;
+    snprintf(report.unit.name, sizeof report.unit.name, "libpod-%s.scope", id);
+    snprintf(report.container.engine, sizeof report.container.engine, "%s", engine);
+    snprintf(report.container.id, sizeof report.container.id, "%s", id);
+    snprintf(report.container.name, sizeof report.container.name, "%s", name);
+    snprintf(report.name, sizeof report.name, "%s", comm);
+    afx_prom_add(p, &report);
+}
+
+START_TEST(writer_names_containers)
+{
+    static struct afx_prom p;
+    const struct afx_prom_facts f = { .glibc_version = "2.36" };
+    static const char id[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    add_in_container(&p, "podman", id, "pg-primary", "postgres");
+    add_in_container(&p, "podman", id, "pg-primary", "postgres");
+    add_in_container(&p, "docker", id, "", "postgres");
+    add_in_cgroup(&p, "0::/system.slice/nginx.service\n", "nginx");
+    char *out = written(&p, &f);
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(podman container)\",container=\"pg-primary\","
+                        "comm=\"postgres\",verdict=\"hit\"} 2");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(docker container)\",container=\"0123456789ab\","
+                        "comm=\"postgres\",verdict=\"hit\"} 1");
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"nginx.service\",comm=\"nginx\",verdict=\"hit\"} 1");
+    free(out);
+
+    for (int c = 0; c < 250; c++) {
+        char name[32];
+        snprintf(name, sizeof name, "worker-%03d", c);
+        add_in_container(&p, "podman", id, name, "postgres");
+    }
+    out = written(&p, &f);
+    ck_assert_int_eq(count_of(out, "\narenafix_process_verdict{"), AFX_PROM_SERIES_MAX + 1);
+    ck_assert_line(out, "arenafix_process_verdict{unit=\"(other)\",comm=\"(other)\",verdict=\"hit\"} 50");
+    free(out);
+}
+END_TEST
+
 /* A label value as the text report shows it, then escaped for the
  * format, cut whole. */
 START_TEST(writer_label_escape)
@@ -1142,6 +1189,7 @@ Suite *prometheus_suite(void)
     tcase_add_test(writer, writer_ranks_what_an_operator_must_see);
     tcase_add_test(writer, writer_keeps_hit_before_at_risk);
     tcase_add_test(writer, writer_folds_container_ids);
+    tcase_add_test(writer, writer_names_containers);
     tcase_add_test(writer, writer_label_escape);
     tcase_add_test(writer, fixed_by_the_library);
     suite_add_tcase(s, writer);

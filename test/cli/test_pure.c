@@ -13,6 +13,7 @@
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"
 #include "readfile.h"
+#include "suggest.h"
 #include "inspect/usertime.h"
 #include "inspect/verdict.h"
 
@@ -38,6 +39,30 @@ START_TEST(preload_append)
     }
     ck_assert(!afx_preload_has("/l/a.sox", "/l/a.so"));
     ck_assert(afx_preload_has("::/l/a.so::", "/l/a.so"));
+}
+END_TEST
+
+START_TEST(misspelt_subcommand)
+{
+    static const char *const words[] = { "probe", "inspect", "enable", "disable", "status", "path", "cdi", "help" };
+    static const struct {
+        const char *word;
+        int meant;  /* index in words, -1: none */
+    } cases[] = {
+        { "inpsect", 1 }, { "insect", 1 },  { "inspec", 1 },  { "INSPECT", 1 }, { "stat", 4 },    { "stats", 4 },
+        { "prove", 0 },   { "prob", 0 },    { "disble", 3 },  { "enabl", 2 },   { "patch", 5 },   { "cd", 6 },
+        { "hlep", 7 },    { "inspect", -1 }, { "ps", -1 },    { "cat", -1 },    { "bash", -1 },   { "date", -1 },
+        { "id", -1 },     { "dd", -1 },     { "python3", -1 }, { "top", -1 },   { "", -1 },       { "pr", -1 },
+        { "inspector", 1 }, { "xyzinspectxyz", -1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(afx_misspelt(cases[i].word, words, sizeof words / sizeof words[0]) == cases[i].meant,
+                      "%s: want %d", cases[i].word, cases[i].meant);
+    ck_assert_int_eq(afx_edit_distance("inpsect", "inspect", 2), 1);  /* a swap is one edit */
+    ck_assert_int_eq(afx_edit_distance("ab", "ba", 2), 1);
+    ck_assert_int_eq(afx_edit_distance("kitten", "sitting", 5), 3);
+    ck_assert_int_eq(afx_edit_distance("kitten", "sitting", 2), 3);  /* limit + 1 */
+    ck_assert_int_eq(afx_edit_distance("ca", "abc", 5), 3);           /* one edit per letter */
 }
 END_TEST
 
@@ -277,6 +302,7 @@ Suite *pure_suite(void)
     TCase *tc = tcase_create("pure");
     tcase_add_test(tc, preload_append);
     tcase_add_test(tc, cpuset_format);
+    tcase_add_test(tc, misspelt_subcommand);
     tcase_add_test(tc, json_quote);
     tcase_add_test(tc, maps_heaps);
     tcase_add_test(tc, process_verdict);

@@ -114,6 +114,51 @@ START_TEST(lists_what_enable_wrote)
 }
 END_TEST
 
+/* What gives containers the fix: none of it, then the package's hooks.d
+ * entry, what the hook last logged, a CDI spec of arenafix's device
+ * (and one of another's, not listed), docker's configuration naming the
+ * runtime shim. */
+START_TEST(lists_what_gives_containers_the_fix)
+{
+    struct run r;
+    char line[PATH_MAX * 2];
+    run(&r, NULL, ARGV(cli(), "status", "--root", root));
+    ck_assert_status(&r, 0);
+    want_line(&r, "oci hook:       no hooks.d entry (podman, CRI-O)\n");
+    FMT(line, "hook log:       %s/var/log/arenafix-oci-hook.log: none (no container has asked since "
+              "it was made)\n", root);
+    want_line(&r, line);
+    want_line(&r, "cdi spec:       none (arenafix cdi --output /etc/cdi/arenafix.json writes one)\n");
+    want_line(&r, "runtime shim:   named by no engine's configuration (docker, containerd)\n");
+    run_free(&r);
+
+    write_file("usr/share/containers/oci/hooks.d/arenafix.json",
+               "{\"version\": \"1.0.0\", \"hook\": {\"path\": \"/usr/bin/arenafix\", \"args\": "
+               "[\"arenafix\", \"oci-hook\", \"--log\", \"/var/log/hook.log\"]}, \"when\": "
+               "{\"annotations\": {\"^io\\\\.arenafix\\\\.enable$\": \"^true$\"}}, "
+               "\"stages\": [\"createRuntime\"]}\n");
+    write_file("var/log/hook.log", "container 1: left alone: musl\ncontainer 2: the library\n");
+    write_file("etc/cdi/arenafix.json", "{\"cdiVersion\": \"0.5.0\", \"kind\": \"arenafix.dev/fix\"}\n");
+    write_file("etc/cdi/other.json", "{\"cdiVersion\": \"0.5.0\", \"kind\": \"vendor.com/gpu\"}\n");
+    write_file("etc/docker/daemon.json",
+               "{\"runtimes\": {\"arenafix\": {\"path\": \"/usr/bin/arenafix-runtime\"}}}\n");
+    run(&r, NULL, ARGV(cli(), "status", "--root", root));
+    ck_assert_status(&r, 0);
+    FMT(line, "oci hook:       %s/usr/share/containers/oci/hooks.d/arenafix.json: podman and CRI-O run "
+              "it for a container with io.arenafix.enable=true\n", root);
+    want_line(&r, line);
+    FMT(line, "hook log:       %s/var/log/hook.log: 2 lines, the last: container 2: the library\n", root);
+    want_line(&r, line);
+    FMT(line, "cdi spec:       %s/etc/cdi/arenafix.json\n", root);
+    want_line(&r, line);
+    ck_assert_msg(strstr(r.out, "other.json") == NULL, "another device's spec listed: %s", r.out);
+    FMT(line, "runtime shim:   %s/etc/docker/daemon.json names arenafix-runtime\n", root);
+    want_line(&r, line);
+    ck_assert_msg(terminal_safe(r.out), "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* What it cannot read, it says, and exits 1. */
 START_TEST(unreadable_is_a_failure)
 {
@@ -267,6 +312,7 @@ Suite *status_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, lists_what_enable_wrote);
+    tcase_add_test(tc, lists_what_gives_containers_the_fix);
     tcase_add_test(tc, unreadable_is_a_failure);
     tcase_add_test(tc, help);
     tcase_add_test(tc, live_asks_systemd);

@@ -219,6 +219,86 @@ START_TEST(command_found_as_execvp_finds_it)
 }
 END_TEST
 
+/* A program in a directory of its own on PATH that says it ran. */
+static void fake_program(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\necho %s ran\n", name);
+    fclose(f);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
+/* A subcommand misspelt runs nothing, even where a program has that
+ * name (as root, "arenafix stat" is a typo of status more likely than
+ * a wish to run stat): it says which subcommand was meant, and how to
+ * run the program after all. */
+START_TEST(misspelt_subcommand_runs_nothing)
+{
+    char dir[] = "/tmp/arenafix-typo-XXXXXX", env[300], prog[PATH_MAX];
+    ck_assert(mkdtemp(dir) != NULL);
+    fake_program(dir, "inpsect");
+    fake_program(dir, "stat");
+    fake_program(dir, "ps");
+    fake_program(dir, "bash");
+    snprintf(env, sizeof env, "PATH=%s:/usr/bin:/bin", dir);
+    const char *const *path_env = (const char *[]){ env, NULL };
+    static const struct {
+        const char *word, *meant;
+    } typos[] = {
+        { "inpsect", "inspect" }, { "inspec", "inspect" }, { "stat", "status" }, { "Status", "status" },
+        { "prbe", "probe" },      { "enabel", "enable" },   { "cd", "cdi" },       { "oci-hok", "oci-hook" },
+        { "pth", "path" },        { "INSPECT", "inspect" },
+    };
+    for (size_t i = 0; i < sizeof typos / sizeof typos[0]; i++) {
+        struct run r;
+        char want[128];
+        run(&r, path_env, ARGV(cli(), typos[i].word, "1"));
+        ck_assert_status(&r, 2);
+        ck_assert_str_eq(r.out, "");
+        snprintf(want, sizeof want, "arenafix: %s: no such subcommand; did you mean %s? (a program named %s runs "
+                 "with arenafix -- %s)\n", typos[i].word, typos[i].meant, typos[i].word, typos[i].word);
+        ck_assert_str_eq(r.err, want);
+        run_free(&r);
+    }
+    /* The program runs where it is named as one: after "--" or an
+     * option, or by a path. */
+    struct run r;
+    run(&r, path_env, ARGV(cli(), "--", "inpsect"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "inpsect ran\n");
+    run_free(&r);
+    run(&r, path_env, ARGV(cli(), "-m", "mallopt", "stat"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "stat ran\n");
+    run_free(&r);
+    snprintf(prog, sizeof prog, "%s/stat", dir);
+    run(&r, path_env, ARGV(cli(), prog));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "stat ran\n");
+    run_free(&r);
+    /* A word that misspells no subcommand is CMD, as before: ps, and
+     * bash, two letters from path but half of it. */
+    run(&r, path_env, ARGV(cli(), "ps"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "ps ran\n");
+    run_free(&r);
+    run(&r, path_env, ARGV(cli(), "bash"));
+    ck_assert_status(&r, 0);
+    ck_assert_str_eq(r.out, "bash ran\n");
+    run_free(&r);
+    /* help names the one meant too. */
+    run(&r, NULL, ARGV(cli(), "help", "inpsect"));
+    ck_assert_status(&r, 2);
+    ck_assert_str_eq(r.err, "arenafix: help: no subcommand inpsect; did you mean inspect?\n");
+    run_free(&r);
+    run(&r, NULL, ARGV("rm", "-rf", dir));
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(path_prints_the_library)
 {
     struct run r;
@@ -289,6 +369,7 @@ Suite *wrap_suite(void)
     tcase_add_test(tc, warns_on_setuid_program);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, command_found_as_execvp_finds_it);
+    tcase_add_test(tc, misspelt_subcommand_runs_nothing);
     tcase_add_test(tc, path_prints_the_library);
     tcase_add_test(tc, library_variable_overrides);
     tcase_add_test(tc, version_and_help);

@@ -151,7 +151,7 @@ fi
 # second run of the hook finds the library listed and adds nothing.
 hooks=$work/hooks
 mkdir -p "$hooks" && sed -e 's|"path": "[^"]*/arenafix"|"path": "'"$cli"'"|' \
-    -e 's|"args": \["arenafix", "oci-hook"\]|"args": ["arenafix", "oci-hook", "--log", "'"$work"'/hook.log"]|' "$entry" > "$hooks/arenafix.json"
+    -e 's|"args": \["arenafix", "oci-hook"[^]]*\]|"args": ["arenafix", "oci-hook", "--log", "'"$work"'/hook.log"]|' "$entry" > "$hooks/arenafix.json"
 : > "$work/hook.log"
 out=$(pm --hooks-dir "$hooks" run --rm $run_opts --annotation io.arenafix.enable=true --device "$device" "localhost/$tag-affected" \
     /bin/busybox sh -c '/bin/arenawait 30 pinned; grep -c " /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so " /proc/self/mountinfo; cat /etc/ld.so.preload' 2>&1)

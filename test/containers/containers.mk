@@ -1,12 +1,13 @@
 # make check-containers: real podman containers (runc) on images made
 # here, judged and fixed from the host by arenafix inspect, a scanner in
 # a container, the OCI hook, the CDI spec, and docker and containerd
-# run for real (test/containers/README.md).  Root;
+# run for real (arenafix-runtime their runtime too), and arenafix-runtime
+# in front of runc (test/containers/README.md).  Root;
 # skipped with the reason where podman or runc cannot run.  Each part
 # runs whether the one before passed or not.
 
 .PHONY: check-containers
-check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
+check-containers: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
 	@mkdir -p $(B)/containers $(B)/containers-hook $(B)/containers-engines
 	@glibc=$(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))); failed=0; \
 	sh test/containers/check.sh $(abspath $(B)/containers) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
@@ -20,7 +21,9 @@ check-containers: $(CLI_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) $(abspath $(CLI_HOOK_JSON)) \
 	    '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	sh test/containers/engines.sh $(abspath $(B)/containers-engines) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
-	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
+	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' $(abspath $(RUNTIME_BIN)) || failed=1; \
 	sh test/containers/rootless.sh $(abspath $(B)/containers-rootless) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath $(CLI_HOOK_JSON)) || failed=1; \
+	sh test/containers/runtime.sh $(abspath $(B)/containers-runtime) $(abspath $(CLI_BIN)) $(abspath $(RUNTIME_BIN)) \
+	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) || failed=1; \
 	[ $$failed -eq 0 ]

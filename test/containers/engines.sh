@@ -3,17 +3,21 @@
 # real, each a daemon of the suite's own (its data, state and sockets in
 # the build directory), on images made here from lib.sh's rootfs
 # (`docker import`; an OCI archive for `ctr image import`), judged and
-# fixed from the host by arenafix inspect.  See test/containers/README.md.
+# fixed from the host by arenafix inspect, and arenafix-runtime named
+# as each engine's runtime.  See test/containers/README.md.
 #
-#   engines.sh BUILD_DIR ARENAFIX LIBARENAFIX ARENAWAIT AFFECTED_GLIBC_DIR [AFFECTED_GLIBCS]
+#   engines.sh BUILD_DIR ARENAFIX LIBARENAFIX ARENAWAIT AFFECTED_GLIBC_DIR [AFFECTED_GLIBCS [ARENAFIX_RUNTIME]]
 #
 # AFFECTED_GLIBCS (ARENAFIX_AFFECTED_GLIBC, colon-separated): upstream
 # 2.35 (else 2.34) among them is a second affected image.
+# ARENAFIX_RUNTIME: the built arenafix-runtime, docker's runtime
+# `arenafix` (--add-runtime) and ctr's --runc-binary; "" skips those
+# cases.
 #
 # Debian's docker.io: /usr/bin/docker and /usr/sbin/dockerd by their
 # paths (another docker client may come first in PATH).
 set -u
-work=$1 cli=$2 lib=$3 prog=$4 affected=$5 more=${6:-}
+work=$1 cli=$2 lib=$3 prog=$4 affected=$5 more=${6:-} shim=${7:-}
 tag=afxeng-$$
 part=engines
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +53,7 @@ stop_daemon() {
     kill -9 "$p" 2>/dev/null
 }
 cleanup() {
-    exec 3>&- 4>&- 2>/dev/null
+    exec 3>&- 4>&- 5>&- 2>/dev/null
     if [ -S "$work/docker/docker.sock" ]; then
         dk ps -aq 2>/dev/null | while read -r c; do dk rm -f "$c" >/dev/null 2>&1; done
     fi
@@ -103,6 +107,14 @@ host=$("$prog" 30 pinned </dev/null | sed -n 's/^arenas=//p')
 echo "the same program on the host's glibc: $host arenas"
 mkdir -p "$work" && chmod 755 "$work"
 
+# arenafix-runtime's configuration, given to both daemons (their
+# shims and runtimes inherit it): the real runc, the build's command as
+# the hook, one log for the shim and the hook.
+runtime_conf=$work/runtime.conf runtime_log=$work/runtime.log
+printf 'runtime = %s\nhook = %s\nlog = %s\n' "$(command -v runc)" "$cli" "$runtime_log" > "$runtime_conf"
+add_runtime=
+[ -n "$shim" ] && add_runtime="--add-runtime=arenafix=$shim"
+
 # ---- docker -------------------------------------------------------
 # Its daemon in the build directory: data, exec root (and the containerd
 # it starts there), socket, pidfile, its key; no network of its own, no
@@ -124,9 +136,10 @@ up() {
 docker_start() {
     rm -rf "$work/docker" && mkdir -p "$work/docker" || return 1
     printf '{"deprecated-key-path": "%s"}\n' "$work/docker/key.json" > "$work/docker/daemon.json"
-    "$dockerd_bin" --config-file "$work/docker/daemon.json" --data-root "$work/docker/data" \
+    # shellcheck disable=SC2086
+    ARENAFIX_RUNTIME_CONFIG=$runtime_conf "$dockerd_bin" --config-file "$work/docker/daemon.json" --data-root "$work/docker/data" \
         --exec-root "$work/docker/exec" --pidfile "$work/docker/dockerd.pid" -H "unix://$work/docker/docker.sock" \
-        --bridge=none --iptables=false --ip6tables=false --ip-masq=false --userland-proxy=false \
+        --bridge=none --iptables=false --ip6tables=false --ip-masq=false --userland-proxy=false $add_runtime \
         >"$work/docker/dockerd.log" 2>&1 &
     up $! "$work/docker/dockerd.log" dk version
 }
@@ -311,6 +324,73 @@ sys.exit(not (p["container_engine"] == "docker" and p["container_id"] == sys.arg
     done
 }
 
+# ---- arenafix-runtime as docker's runtime ---------------------------
+# shim_said ID: what the shim and the hook logged of container ID: the
+# hook added (the shim's line), the library given or the reason not.
+shim_said() {
+    grep -F "arenafix-runtime: container $1: " "$runtime_log" | grep -q -F "hooks.createRuntime given" \
+        && grep -F "container $(echo "$1" | cut -c1-12): " "$runtime_log" | grep -F "oci-hook" | tail -n 1
+}
+# A program's lines as one, spaces between.
+oneline() { tr '\n' ' ' | sed 's/ $//'; }
+# musl_root: a musl program's root (exitwith, musl's loader) in
+# $work/musl; musl=yes, or "" without musl-tools.
+musl_root() {
+    rootfs "$work/musl" "" && musl_program "$work/musl" "$(dirname "$0")/exitwith.c"
+}
+
+# dockerd was started with --add-runtime arenafix=SHIM: docker run
+# --runtime arenafix gives the pinned containers the library, leaves a
+# musl image alone.
+docker_runtime_part() {
+    images=affected
+    dk image inspect "$tag-release" >/dev/null 2>&1 && images="affected release"
+    for img in $images; do
+        what=$img
+        [ "$img" = release ] && what=$(basename "$(dirname "$release")")
+        for how in cpuset self; do
+            opts=
+            [ "$how" = cpuset ] && opts="--cpuset-cpus 0"
+            : > "$runtime_log"
+            # shellcheck disable=SC2086
+            if dstart "plain-$how-$img" "$img" $opts; then plain=$count; else plain=none; fi
+            # shellcheck disable=SC2086
+            if dstart "shim-$how-$img" "$img" --runtime arenafix $opts; then
+                said=$(shim_said "$id")
+                [ "$plain" = 9 ] && [ "$count" = "$host" ] && [ "$(mapped "$pid" '/libarenafix.so$')" -gt 0 ] \
+                    && echo "$said" | grep -q -F "given the library: /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so mounted read-only" \
+                    && pass "docker: pinned ($how${opts:+: $opts}) on $what: $plain arenas with the default runtime, $count with --runtime arenafix (the shim adds the hook: $said)" \
+                    || { fail "docker: pinned ($how) on $what: $plain arenas with the default runtime, $count with --runtime arenafix (the host $host): $said"; cat "$runtime_log"; }
+            else
+                fail "docker: the container on $what with --runtime arenafix did not start"; cat "$runtime_log"
+            fi
+        done
+    done
+    # An image's own LD_PRELOAD (its ENV): kept, both loaded.
+    if dstart shim-preloaded preloaded --runtime arenafix; then
+        [ "$count" = "$host" ] && [ "$(mapped "$pid" '/libarenafix.so$')" -gt 0 ] && [ "$(mapped "$pid" '/libm.so.6$')" -gt 0 ] \
+            && pass "docker: --runtime arenafix on an image with its own LD_PRELOAD: both loaded, $count arenas" \
+            || fail "docker: --runtime arenafix on the preloaded image: $count arenas, maps: $(grep -c -e libarenafix -e libm "/proc/$pid/maps")"
+    else
+        fail "docker: the preloaded image with --runtime arenafix did not start"
+    fi
+    # musl: left alone, its output and status as with the default runtime.
+    musl_root
+    if [ -z "$musl" ]; then
+        skip "docker: musl: no musl-gcc or musl's loader"
+    elif ! tar -C "$work/musl" -c . | dk import - "$tag-musl" >/dev/null; then
+        fail "docker import refused the musl image"
+    else
+        plain=$( (dk run --rm --network none "$tag-musl" /bin/exitwith 7 2>&1; echo "status=$?") | oneline)
+        : > "$runtime_log"
+        out=$( (dk run --rm --network none --runtime arenafix "$tag-musl" /bin/exitwith 7 2>&1; echo "status=$?") | oneline)
+        [ "$out" = "ran status=7" ] && [ "$plain" = "$out" ] && grep -F "oci-hook" "$runtime_log" | grep -q -F "left alone: " \
+            && ! grep -q -F "given the library" "$runtime_log" \
+            && pass "docker: a musl image with --runtime arenafix runs as with the default runtime ($out), the hook's reason logged: $(grep -F 'oci-hook' "$runtime_log" | tail -n 1)" \
+            || { fail "docker: musl with --runtime arenafix: '$out', with the default runtime '$plain'"; cat "$runtime_log"; }
+    fi
+}
+
 # ---- containerd ---------------------------------------------------
 # Its own daemon: root, state, sockets in the build directory, no CRI.
 containerd_start() {
@@ -328,7 +408,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [debug]
   address = "$d/debug.sock"
 EOF
-    containerd --config "$d/config.toml" >"$d/containerd.log" 2>&1 &
+    ARENAFIX_RUNTIME_CONFIG=$runtime_conf containerd --config "$d/config.toml" >"$d/containerd.log" 2>&1 &
     echo $! > "$d/containerd.pid"
     up $! "$d/containerd.log" ct version
 }
@@ -385,6 +465,62 @@ containerd_part() {
         fail "containerd: no ctr run fix printed, or ctr run refused it: $("$cli" inspect "$pid" | tail -2)"
     fi
     exec 3>&- 4>&-
+    if [ -n "$shim" ]; then
+        containerd_runtime_part
+    else
+        skip "containerd: no arenafix-runtime given"
+    fi
+}
+
+# cmusl NAME [OPTION]...: the musl image's exitwith 7 run to its end by
+# ctr run; its output, then its status.
+cmusl() {
+    name=$1; shift
+    ct run --rm --fifo-dir "$work/containerd/fifo" --runc-root "$work/containerd/runc" "$@" \
+        "localhost/$tag-musl:latest" "$tag-musl-$name" /bin/exitwith 7 </dev/null 2>&1
+    echo "status=$?"
+}
+
+# ctr run --runc-binary SHIM (the runc v2 shim's BinaryName): the
+# library given to the pinned container, a musl image left alone.
+containerd_runtime_part() {
+    : > "$runtime_log"
+    if cstart shim 5 --runc-binary "$shim"; then
+        said=$(shim_said "$tag-shim")
+        [ "$count" = "$host" ] && [ "$(mapped "$pid" '/libarenafix.so$')" -gt 0 ] \
+            && echo "$said" | grep -q -F "given the library: /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so mounted read-only" \
+            && pass "containerd: ctr run --runc-binary arenafix-runtime gives the pinned container $count arenas (9 with runc above; the shim adds the hook: $said)" \
+            || { fail "containerd: with --runc-binary arenafix-runtime, $count arenas (the host $host): $said"; cat "$runtime_log"; }
+    else
+        fail "containerd: the container with --runc-binary arenafix-runtime did not start: $(cat "$work/ctr-shim.out")"; cat "$runtime_log"
+    fi
+    exec 5>&-
+    [ -d "$work/musl" ] || musl_root
+    if [ -z "$musl" ]; then
+        skip "containerd: musl: no musl-gcc or musl's loader"
+    elif ! python3 "$(dirname "$0")/ociarchive.py" "$work/musl" "localhost/$tag-musl:latest" "$work/musl.tar" \
+        || ! ct image import "$work/musl.tar" >/dev/null; then
+        fail "ctr image import refused the musl image"
+    else
+        plain=$(cmusl plain | oneline)
+        : > "$runtime_log"
+        out=$(cmusl shim --runc-binary "$shim" | oneline)
+        [ "$out" = "ran status=7" ] && [ "$plain" = "$out" ] && grep -F "oci-hook" "$runtime_log" | grep -q -F "left alone: " \
+            && ! grep -q -F "given the library" "$runtime_log" \
+            && pass "containerd: a musl image with --runc-binary arenafix-runtime runs as with runc ($out), the hook's reason logged" \
+            || { fail "containerd: musl with --runc-binary arenafix-runtime: '$out', with runc '$plain'"; cat "$runtime_log"; }
+    fi
+    # The CRI plugin's entry (deploy/containerd/), added to a
+    # configuration: containerd reads it, runc's entry kept.  Parsed
+    # only: the CRI plugin is not run here.
+    drop=$(dirname "$0")/../../deploy/containerd/arenafix-runtime.toml
+    printf 'version = 2\nroot = "%s"\nstate = "%s"\n' "$work/cri/root" "$work/cri/state" | cat - "$drop" > "$work/cri.toml"
+    dump=$(containerd --config "$work/cri.toml" config dump 2>&1)
+    echo "$dump" | grep -q -F '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.arenafix.options]' \
+        && echo "$dump" | grep -q -F 'BinaryName = "/usr/bin/arenafix-runtime"' \
+        && echo "$dump" | grep -q -F '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]' \
+        && pass "containerd reads deploy/containerd/arenafix-runtime.toml (config dump): the handler arenafix, BinaryName arenafix-runtime, runc's entry kept (parsed, not run: no CRI here)" \
+        || { fail "containerd's config dump of deploy/containerd/arenafix-runtime.toml:"; echo "$dump" | grep -n 'runtimes\.\|BinaryName\|level=' ; }
 }
 
 t0=$(date +%s)
@@ -392,6 +528,11 @@ if [ ! -x "$docker_bin" ] || [ ! -x "$dockerd_bin" ]; then
     skip "docker: Debian's docker.io is not installed (test/packages.txt)"
 elif docker_start; then
     docker_part
+    if [ -n "$shim" ]; then
+        docker_runtime_part
+    else
+        skip "docker: no arenafix-runtime given"
+    fi
 else
     skip "docker: dockerd did not start here (its log above)"
 fi

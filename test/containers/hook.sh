@@ -43,14 +43,22 @@ trap cleanup EXIT INT TERM
 hooks=$work/hooks traced=$work/hooks-traced
 rm -rf "$hooks" "$traced" && mkdir -p "$hooks" "$traced" || { fail "no hooks directory"; summary; }
 args='"oci-hook", "--log", "'"$work"'/hook.log"]'
-sed -e 's|"path": "[^"]*/arenafix"|"path": "'"$cli"'"|' -e 's|"args": \["arenafix", "oci-hook"\]|"args": ["arenafix", '"$args"'|' \
+sed -e 's|"path": "[^"]*/arenafix"|"path": "'"$cli"'"|' -e 's|"args": \["arenafix", "oci-hook"[^]]*\]|"args": ["arenafix", '"$args"'|' \
     "$entry" > "$hooks/arenafix.json"
 strace=$(command -v strace)
 sed -e 's|"path": "[^"]*/arenafix"|"path": "'"$strace"'"|' \
-    -e 's|"args": \["arenafix", "oci-hook"\]|"args": ["strace", "-f", "-qq", "-o", "'"$work"'/strace.log", "-e", "trace=%file,open_tree,move_mount,mount,mount_setattr", "'"$cli"'", '"$args"'|' \
+    -e 's|"args": \["arenafix", "oci-hook"[^]]*\]|"args": ["strace", "-f", "-qq", "-o", "'"$work"'/strace.log", "-e", "trace=%file,open_tree,move_mount,mount,mount_setattr", "'"$cli"'", '"$args"'|' \
     "$entry" > "$traced/arenafix.json"
 grep -qF "\"$cli\"" "$hooks/arenafix.json" && grep -qF "\"$cli\"" "$traced/arenafix.json" \
     || { fail "the hooks.d entry $entry has no path and args to replace"; summary; }
+# The package's entry has the hook say what it did in a file: runc shows a
+# hook's standard error only when the hook fails, and a working hook would
+# leave no trace.
+if grep -qE '"args": \["arenafix", "oci-hook", "--log", "/[^"]+"\]' "$entry"; then
+    pass "the packaged hooks.d entry logs to a file ($(sed -n 's/.*"--log", "\([^"]*\)".*/\1/p' "$entry"))"
+else
+    fail "the packaged hooks.d entry $entry logs nowhere: $(grep '"args"' "$entry")"
+fi
 
 # A root file system with the glibc of DIR (or none) at the multiarch
 # path, its cache, the pinned program and a static busybox.

@@ -164,7 +164,7 @@ fi
 # which still starts and runs, and says why.
 hooks=$work/hooks
 mkdir -p "$hooks" && sed -e 's|"path": "[^"]*/arenafix"|"path": "'"$cli"'"|' \
-    -e 's|"args": \["arenafix", "oci-hook"\]|"args": ["arenafix", "oci-hook", "--log", "'"$work"'/hook.log"]|' \
+    -e 's|"args": \["arenafix", "oci-hook"[^]]*\]|"args": ["arenafix", "oci-hook", "--log", "'"$work"'/hook.log"]|' \
     "$entry" > "$hooks/arenafix.json" && : > "$work/hook.log" && chown -R "$uid:$uid" "$hooks" "$work/hook.log"
 if start hooked affected "$hooks" --annotation io.arenafix.enable=true; then
     said=$(cat "$work/hook.log")

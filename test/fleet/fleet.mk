@@ -35,3 +35,11 @@ check-fleet: $(HOST_PROGS_DIR)/pinnedd
 	python3 test/fleet/run.py --rootfs $(FLEET)/rootfs.tar --rootfs-key $(FLEET)/rootfs.key \
 	    --affected $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC))) --progs $(FLEET)/progs \
 	    --debs $(FLEET)/packages --version $(VERSION) --outdir $(FLEET)
+
+# make check-role: the role's scan of a host whose scan holds each verdict,
+# by ansible-playbook on this machine (connection local), nothing
+# installed or run but the playbook; without ansible-playbook, skipped.
+.PHONY: check-role
+CHECK_SUITES += check-role
+check-role:
+	python3 test/fleet/role-scan.py $(B)/role

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crossglibc.h"
 #include "harness.h"
 #include "suiterun.h"
 
@@ -34,18 +35,10 @@ static long online_cpus(void)
     return n;
 }
 
-/* Debian's libc6-amd64-cross (libc6-i386-cross for i386,
- * libc6-arm64-cross for arm64): bookworm's glibc 2.36-8, as shipped
- * before the fix.  Used as well when installed. */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define CROSS_GLIBC "/usr/x86_64-linux-gnu/lib"
-#define CROSS_PACKAGE "libc6-amd64-cross"
-#elif defined(__i386__)
-#define CROSS_GLIBC "/usr/i686-linux-gnu/lib"
-#define CROSS_PACKAGE "libc6-i386-cross"
-#elif defined(__aarch64__)
-#define CROSS_GLIBC "/usr/aarch64-linux-gnu/lib"
-#define CROSS_PACKAGE "libc6-arm64-cross"
+/* Debian's cross glibc, used as well when installed. */
+#ifdef AFX_CROSS_GLIBC
+#define CROSS_GLIBC AFX_CROSS_GLIBC
+#define CROSS_PACKAGE AFX_CROSS_PACKAGE
 #endif
 #ifdef CROSS_PACKAGE
 #define CROSS_MISSING CROSS_PACKAGE " is not installed"

@@ -191,10 +191,12 @@ static long instructions(const char *valgrind, const char *lib)
 
 /* Every process on a host with the library in /etc/ld.so.preload pays
  * its constructor.  A program that never starts a thread pays what any
- * preload costs, within 5% in a login's environment (1.045 measured:
+ * preload costs, within 4% in a login's environment (1.035 measured,
+ * the rest a margin for the library's path, which the loader reads:
  * docs/benchmarks.md); one dladdr per bound symbol once made it 7.9
- * times, a pass over every variable per setting 1.16, and the start
- * files' lookups, two lazy bindings and two symbol versions 1.08. */
+ * times, a pass over every variable per setting 1.16, the start files'
+ * lookups, two lazy bindings and two symbol versions 1.08, and glibc's
+ * syscall() and pthread_self() bound at load 1.043. */
 START_TEST(startup_instructions_near_an_empty_preload)
 {
     static const char valgrind[] = "/usr/bin/valgrind";
@@ -216,9 +218,9 @@ START_TEST(startup_instructions_near_an_empty_preload)
     double ratio = (double)lib / (double)base;
     printf("startup: /bin/true runs %ld instructions with arenafix, %ld with an empty "
            "preload: %.3f x\n", lib, base, ratio);
-    ck_assert_msg(ratio <= 1.05,
+    ck_assert_msg(ratio <= 1.04,
                   "/bin/true: %ld instructions with arenafix, %ld with an empty preload: "
-                  "%.3f x, above 1.05 x", lib, base, ratio);
+                  "%.3f x, above 1.04 x", lib, base, ratio);
 }
 END_TEST
 
@@ -291,7 +293,7 @@ END_TEST
  * the whole run's, is the same from run to run.  Fails the test, with
  * the output, where costthreads or callgrind_annotate did not exit 0 or
  * gave no count. */
-static long creations_ir(const char *valgrind, const char *lib, const char *mode, long count)
+static long creations_ir(const char *valgrind, const char *lib, const char *mode, const char *kind, long count)
 {
     char preload[4200], modevar[64], prog[4200], n[32], outfile[] = "/tmp/afx-cg-XXXXXX",
          outarg[64];
@@ -304,7 +306,7 @@ static long creations_ir(const char *valgrind, const char *lib, const char *mode
     snprintf(prog, sizeof prog, "%s/costthreads", afx_bin);
     snprintf(n, sizeof n, "%ld", count);
     const char *args[] = { "-i", "PATH=/usr/bin:/bin", "HOME=/", "LANG=C.UTF-8", preload, modevar,
-                           valgrind, "--tool=callgrind", outarg, prog, n, "unpinned", NULL };
+                           valgrind, "--tool=callgrind", outarg, prog, n, kind, NULL };
     struct child *c = calloc(1, sizeof *c);
     ck_assert(c != NULL);
     afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/env", args);
@@ -315,8 +317,8 @@ static long creations_ir(const char *valgrind, const char *lib, const char *mode
     if (run_status == 0)
         afx_run(c, &afx_glibcs[0], NULL, NULL, "/usr/bin/callgrind_annotate", annotate);
     unlink(outfile);
-    ck_assert_msg(run_status == 0, "costthreads %ld unpinned (%s, mode %s) under callgrind: status %d, want 0; "
-                  "stderr: %s", count, lib ? "arenafix" : "no preload", mode ? mode : "none", run_status, run_err);
+    ck_assert_msg(run_status == 0, "costthreads %ld %s (%s, mode %s) under callgrind: status %d, want 0; "
+                  "stderr: %s", count, kind, lib ? "arenafix" : "no preload", mode ? mode : "none", run_status, run_err);
     ck_assert_msg(c->status == 0, "callgrind_annotate: status %d, want 0; stderr: %s", c->status, c->err);
     long ir = -1;
     /* "   1,027,400 (61.54%)  bench/costthreads.c:afx_cost_create [...]" */
@@ -332,18 +334,20 @@ static long creations_ir(const char *valgrind, const char *lib, const char *mode
                 ir = ir * 10 + (*d - '0');
         break;
     }
-    ck_assert_msg(ir > 0, "callgrind_annotate gave no count for afx_cost_create (costthreads %ld, %s, mode %s); "
-                  "its output: %s", count, lib ? "arenafix" : "no preload", mode ? mode : "none", c->out);
+    ck_assert_msg(ir > 0, "callgrind_annotate gave no count for afx_cost_create (costthreads %ld %s, %s, mode %s); "
+                  "its output: %s", count, kind, lib ? "arenafix" : "no preload", mode ? mode : "none", c->out);
     free(c);
     return ir;
 }
 
 /* Once the limit is settled, a creation has nothing left for arenafix to
- * do: what it adds to each pthread_create in mallopt mode, past the
- * decision window, stays near the floor (the thread-local block glibc
- * sets up in each new thread, about 80, and the call through the
- * interposer): 159 on Debian 12's glibc.  0.1.0 added 298 a creation,
- * for the life of the process: its bookkeeping ran at every one. */
+ * do: what it adds to each pthread_create, past the decision window, is
+ * the call through the interposer and one look at a flag, in mode off and
+ * in the default mode alike, for threads born unpinned or pinned by
+ * their attribute: 33 on Debian 12's glibc.  0.1.0 added 298 a creation,
+ * for the life of the process (its bookkeeping ran at every one), and
+ * 132 came while the library had thread-local storage, which glibc sets
+ * up in every new thread. */
 START_TEST(settled_create_near_the_floor)
 {
     static const char valgrind[] = "/usr/bin/valgrind";
@@ -360,19 +364,27 @@ START_TEST(settled_create_near_the_floor)
     }
     /* The first FROM creations hold the decision window (8 x arena_test
      * at most); the next 2 x FROM are counted. */
-    enum { FROM = 400, LIMIT = 200 };
-    long runs[2][2];
-    for (int lib = 0; lib < 2; lib++)
+    enum { FROM = 400, LIMIT = 60 };
+    static const char *const kinds[] = { "unpinned", "pinned" };
+    static const char *const modes[] = { "off", "mallopt" };
+    for (int k = 0; k < 2; k++) {
+        long glibc_runs[2];
         for (int r = 0; r < 2; r++)
-            runs[lib][r] = creations_ir(valgrind, lib ? afx_testlib : NULL, lib ? "mallopt" : NULL,
-                                        r == 0 ? FROM : 3 * FROM);
-    long glibc = (runs[0][1] - runs[0][0]) / (2 * FROM);
-    long added = (runs[1][1] - runs[1][0]) / (2 * FROM) - glibc;
-    printf("cost: pthread_create once settled (mallopt mode), the creating thread: %ld "
-           "instructions without arenafix, +%ld with it\n", glibc, added);
-    ck_assert_msg(added <= LIMIT,
-                  "mallopt mode adds %ld instructions to each pthread_create once the limit is "
-                  "settled, more than %d", added, LIMIT);
+            glibc_runs[r] = creations_ir(valgrind, NULL, NULL, kinds[k], r == 0 ? FROM : 3 * FROM);
+        long glibc = (glibc_runs[1] - glibc_runs[0]) / (2 * FROM);
+        for (int m = 0; m < 2; m++) {
+            long runs[2];
+            for (int r = 0; r < 2; r++)
+                runs[r] = creations_ir(valgrind, afx_testlib, modes[m], kinds[k], r == 0 ? FROM : 3 * FROM);
+            long added = (runs[1] - runs[0]) / (2 * FROM) - glibc;
+            printf("cost: pthread_create once settled (mode %s, %s), the creating thread: %ld "
+                   "instructions without arenafix, +%ld with it\n", modes[m], kinds[k], glibc,
+                   added);
+            ck_assert_msg(added <= LIMIT,
+                          "mode %s adds %ld instructions to each pthread_create (%s) once the "
+                          "limit is settled, more than %d", modes[m], added, kinds[k], LIMIT);
+        }
+    }
 }
 END_TEST
 

@@ -129,8 +129,8 @@ START_TEST(pinned_touched)
                       "%s glibc, pinned by %s, mode %s: %d arenas (a fixed glibc gives %ld): %s",
                       g->name, how, modes[m], with, fixed, c.out);
     }
-    /* The library's own TLS, at the top of every thread's stack, is all
-     * that may differ. */
+    /* Nothing of the touch may stay under the routine: the stacks differ
+     * by a few words at most. */
     long without = stack_seen(g, NULL, how), touch = stack_seen(g, "touch", how);
     printf("touch: glibc=%-17s pinned by %-7s arenas=%ld stack: without=%ld touch=%ld\n",
            g->name, how, fixed, without, touch);
@@ -216,6 +216,38 @@ START_TEST(touched_once)
 }
 END_TEST
 
+/* The program's libraries took pthread keys before arenafix's constructor
+ * ran (libmanykeys.so, whose constructor runs first): 40, past glibc's
+ * first 32, whose values glibc allocates a block for at the first
+ * pthread_setspecific; marking a thread touched must not be its first
+ * malloc, on the narrow mask.  Every key: touch mode cannot mark, and is
+ * left out (said), and no narrowing from a signal handler mallocs. */
+START_TEST(program_holds_keys)
+{
+    const struct glibc *g = &afx_glibcs[_i / NPIN];
+    const char *how = pin_hows[_i % NPIN];
+    char preload[8300];
+    snprintf(preload, sizeof preload, "%s %s/libmanykeys.so", afx_testlib, afx_bin);
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", AFX_THREADS);
+    const char *args[] = { "threads", how, threads, threads, NULL };
+    const char *env[] = { "ARENAFIX_MODE=touch", "AFX_KEYS=40", NULL };
+    afx_run(&c, g, preload, env, "touchprobe", args);
+    long fixed = afx_fixed_arenas(AFX_THREADS);
+    ck_assert_msg(c.status == 0 && afx_arenas(&c) == fixed,
+                  "%s glibc, pinned by %s, 40 keys taken first: status %d, %d arenas (a fixed "
+                  "glibc gives %ld): %s%s", g->name, how, c.status, afx_arenas(&c), fixed, c.out,
+                  c.err);
+
+    const char *sigpin[] = { "sigpin", _i % 2 ? "attr" : "self", NULL };
+    const char *all[] = { "ARENAFIX_MODE=touch", "ARENAFIX_VERBOSE=1", "AFX_KEYS=all", NULL };
+    afx_run(&c, g, preload, all, "touchprobe", sigpin);
+    ck_assert_msg(c.status == 0 && strcmp(c.out, "sigpin: ok\n") == 0
+                      && strstr(c.err, "no pthread key left for touch mode's mark") != NULL,
+                  "%s glibc, every key taken: status %d: %s%s", g->name, c.status, c.out, c.err);
+}
+END_TEST
+
 /* ---- the placement a creator makes ------------------------------------ */
 
 static const char *const place_hows[] = { "attr", "c11-default", "creator" };
@@ -291,6 +323,7 @@ Suite *touch_suite(void)
     tcase_add_loop_test(tc, errno_as_glibc, 0, afx_nglibcs);
     tcase_add_loop_test(tc, attribute_kept, 0, afx_nglibcs);
     tcase_add_loop_test(tc, touched_once, 0, afx_nglibcs * 2);
+    tcase_add_loop_test(tc, program_holds_keys, 0, afx_nglibcs * NPIN);
     tcase_add_loop_test(tc, creator_placement_kept, 0, afx_nglibcs * NPLACE);
     suite_add_tcase(s, tc);
     return s;

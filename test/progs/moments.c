@@ -13,6 +13,21 @@
  *                     counting, so all saw the same threads; once those
  *                     workers have malloced, 5 more spawners start 5
  *                     workers each
+ *   moments forkreuse a thread forks while another is inside the library
+ *                     (held in the mask read of its first narrowing);
+ *                     the child's one thread, which takes that thread's
+ *                     descriptor from glibc's stack cache, starts 30
+ *                     workers that pin themselves and malloc, and the
+ *                     child prints its count as child-arenas=N
+ *   moments reenter   30 pinned workers start; the library's counts of
+ *                     arenas (its malloc_info) each start a thread and
+ *                     call mallopt(M_ARENA_TEST, 8, glibc's own value),
+ *                     as a malloc the library's code calls may: the
+ *                     library must only forward them (inside its own
+ *                     decision, deciding again waits on itself for
+ *                     ever); prints reenter=ok
+ *   moments forkreuse-unseen  the same, the child's thread started
+ *                     through glibc's own pthread_create (not seen)
  *   moments fork      a thread forks while the main thread is in the
  *                     middle of setting the limit (held in malloc_info);
  *                     the child starts 30 threads that pin themselves and
@@ -172,6 +187,8 @@ static void join_all(void)
 
 typedef int malloc_info_fn(int, FILE *);
 static atomic_int hold_malloc_info;   /* 1: hold the next call 100 ms; 2: fork then */
+static atomic_int hold_narrowing;     /* 1: fork at the next mask read of the calling thread */
+static atomic_bool reenter;           /* malloc_info starts a thread, calls mallopt */
 static sem_t fork_now, forked;
 
 static atomic_int readers_waiting = -1;   /* >= 0: hold the creations' counts */
@@ -206,6 +223,15 @@ long syscall(long number, ...)
         while (sem_wait(&mallopt_done) != 0)
             ;
     }
+    /* The library's record of the mask before a thread's first
+     * narrowing reads it (the calling thread's, id 0). */
+    expected = 1;
+    if (number == SYS_sched_getaffinity && a[0] == 0
+        && atomic_compare_exchange_strong(&hold_narrowing, &expected, 0)) {
+        sem_post(&fork_now);
+        while (sem_wait(&forked) != 0)
+            ;
+    }
     if (number == SYS_tgkill && creating && !counted_this_creation
         && atomic_load(&readers_waiting) >= 0) {
         counted_this_creation = true;
@@ -221,6 +247,16 @@ int malloc_info(int options, FILE *f)
     static malloc_info_fn *real;
     if (real == NULL)
         real = (malloc_info_fn *)dlsym(RTLD_NEXT, "malloc_info");
+    if (creating && atomic_load(&reenter)) {
+        pthread_t t;
+        pthread_attr_t detached;
+        pthread_attr_init(&detached);
+        pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &detached, once, NULL) != 0)
+            die("pthread_create (from malloc_info)", EAGAIN);
+        pthread_attr_destroy(&detached);
+        mallopt(M_ARENA_TEST, 8);
+    }
     int expected = 1;
     if (creating && atomic_compare_exchange_strong(&hold_malloc_info, &expected, 0))
         sleep_ms(100);
@@ -319,6 +355,75 @@ static void *forker(void *unused)
         fprintf(stderr, "moments: the child failed (status %d)\n", status);
     sem_post(&forked);
     return NULL;
+}
+
+/* The child's one thread: starts the 30 pinned workers. */
+static void *child_spawner(void *unused)
+{
+    for (int i = 0; i < 30; i++)
+        create(worker, &one_cpu);
+    return unused;
+}
+
+static bool spawner_unseen;
+
+static void *reuser_forker(void *unused)
+{
+    (void)unused;
+    while (sem_wait(&fork_now) != 0)
+        ;
+    pid_t pid = fork();
+    if (pid == 0) {
+        atomic_store(&nthreads, 0);
+        atomic_store(&attached, 0);
+        sem_init(&release, 0, 0);
+        pthread_t t;
+        afx_create_fn *start = spawner_unseen ? afx_glibc_pthread_create() : pthread_create;
+        if (start == NULL || start(&t, NULL, child_spawner, NULL) != 0)
+            die("pthread_create", EAGAIN);
+        pthread_join(t, NULL);
+        int n = arenas_now(30);
+        join_all();
+        printf("child-arenas=%d\n", n);
+        fflush(stdout);
+        _exit(0);
+    }
+    int status = 1;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+        fprintf(stderr, "moments: the child failed (status %d)\n", status);
+    sem_post(&forked);
+    return NULL;
+}
+
+/* Narrows itself: the library reads its mask first, and the fork comes
+ * then, this thread inside the library. */
+static void *narrower(void *unused)
+{
+    atomic_store(&hold_narrowing, 1);
+    if (sched_setaffinity(0, sizeof allowed, &allowed) != 0)
+        die("sched_setaffinity", errno);
+    /* Without the library nothing read the mask: fork now. */
+    int expected = 1;
+    if (atomic_compare_exchange_strong(&hold_narrowing, &expected, 0)) {
+        sem_post(&fork_now);
+        while (sem_wait(&forked) != 0)
+            ;
+    }
+    return unused;
+}
+
+/* In the child the threads of the parent are gone, and glibc's stack
+ * cache holds theirs: the narrower's (the forker is the child's own).
+ * The child's first thread takes it, and with it the narrower's thread
+ * pointer, by which the library knew the narrower inside it. */
+static void fork_while_inside(void)
+{
+    pthread_t f, n;
+    if (pthread_create(&f, NULL, reuser_forker, NULL) != 0
+        || pthread_create(&n, NULL, narrower, NULL) != 0)
+        die("pthread_create", EAGAIN);
+    pthread_join(n, NULL);
+    pthread_join(f, NULL);
 }
 
 static void fork_while_setting(void)
@@ -571,6 +676,17 @@ int main(int argc, char **argv)
         readers();
     else if (strcmp(what, "fork") == 0)
         fork_while_setting();
+    else if (strcmp(what, "forkreuse") == 0)
+        fork_while_inside();
+    else if (strcmp(what, "reenter") == 0) {
+        atomic_store(&reenter, true);
+        for (int i = 0; i < 30; i++)
+            create(worker, &one_cpu);
+        printf("reenter=ok\n");
+    } else if (strcmp(what, "forkreuse-unseen") == 0) {
+        spawner_unseen = true;
+        fork_while_inside();
+    }
     else if (strcmp(what, "emfile") == 0)
         emfile();
     else if (strcmp(what, "emfile-first") == 0)
@@ -588,7 +704,7 @@ int main(int argc, char **argv)
     else if (strcmp(what, "altstack") == 0)
         altstack();
     else
-        die("usage: moments race|readers|fork|emfile|emfile-first|noproc|fewnoproc|mallopt|dlopen LIB|cancel|altstack", EINVAL);
+        die("usage: moments race|readers|fork|forkreuse|forkreuse-unseen|reenter|emfile|emfile-first|noproc|fewnoproc|mallopt|dlopen LIB|cancel|altstack", EINVAL);
     /* Counted before the threads end: an arena outlives its thread, but
      * this is the count while they all run. */
     int n = arenas_now(atomic_load(&nthreads));

@@ -1,3 +1,0 @@
-#include "tls.h"
-
-AFX_TLS int afx_busy;
