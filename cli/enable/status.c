@@ -386,33 +386,33 @@ static char *json_steps(const struct status *s)
     return buf;
 }
 
-/* paths under the tree, as a JSON array. */
-static char *json_paths(const struct status *s, char (*paths)[PATH_MAX], size_t n)
+/* A path under the tree, as JSON. */
+static void json_path(const struct status *s, const char *rel, FILE *f)
 {
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    if (f == NULL)
-        return NULL;
-    fputc('[', f);
-    for (size_t i = 0; i < n; i++) {
-        char path[2 * PATH_MAX];
-        fputs(i > 0 ? "," : "", f);
-        afx_json_quote(f, afx_root_path(&s->root, paths[i], path, sizeof path));
-    }
-    fputc(']', f);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    char path[2 * PATH_MAX];
+    afx_json_quote(f, afx_root_path(&s->root, rel, path, sizeof path));
+}
+
+static void json_hook(const struct status *s, size_t i, FILE *f)
+{
+    json_path(s, s->fixes.hooks[i], f);
+}
+
+static void json_cdi(const struct status *s, size_t i, FILE *f)
+{
+    json_path(s, s->fixes.cdi[i], f);
+}
+
+static void json_runtime(const struct status *s, size_t i, FILE *f)
+{
+    json_path(s, s->fixes.runtimes[i], f);
 }
 
 static void json_containers(struct afx_json *j, const struct status *s)
 {
-    struct afx_container_fixes *f = (struct afx_container_fixes *)&s->fixes;
-    char *hooks = json_paths(s, f->hooks, f->nhooks), *cdi = json_paths(s, f->cdi, f->ncdi);
-    char *runtimes = json_paths(s, f->runtimes, f->nruntimes), log[2 * PATH_MAX];
+    const struct afx_container_fixes *f = &s->fixes;
+    char *hooks = json_array(s, f->nhooks, json_hook), *cdi = json_array(s, f->ncdi, json_cdi);
+    char *runtimes = json_array(s, f->nruntimes, json_runtime), log[2 * PATH_MAX];
     afx_json_raw(j, "oci_hooks", hooks != NULL ? hooks : "null");
     afx_json_str(j, "hook_log", afx_root_path(&s->root, f->log, log, sizeof log));
     afx_json_bool(j, "hook_log_exists", f->log_exists);

@@ -156,6 +156,28 @@ START_TEST(lists_what_gives_containers_the_fix)
     want_line(&r, line);
     ck_assert_msg(terminal_safe(r.out), "%s", r.out);
     run_free(&r);
+
+    if (run(&r, NULL, ARGV("python3", "-c", "import json")) != 0) {
+        run_free(&r);
+        printf("SKIP lists_what_gives_containers_the_fix (JSON): no python3 to read it with\n");
+        return;
+    }
+    run_free(&r);
+    char json[PATH_MAX], check[PATH_MAX * 4], cmd[PATH_MAX * 2];
+    FMT(json, "%s/status.json", root);
+    FMT(cmd, "'%s' status --json --root '%s' > '%s'", cli(), root, json);
+    ck_assert(system(cmd) == 0);
+    FMT(check, "import json, sys\n"
+               "d = json.load(open(sys.argv[1]))\n"
+               "root = sys.argv[2]\n"
+               "assert d['oci_hooks'] == [root + '/usr/share/containers/oci/hooks.d/arenafix.json'], d\n"
+               "assert d['hook_log'] == root + '/var/log/hook.log' and d['hook_log_exists'], d\n"
+               "assert d['hook_log_lines'] == 2 and d['hook_log_last'] == 'container 2: the library', d\n"
+               "assert d['cdi_specs'] == [root + '/etc/cdi/arenafix.json'], d\n"
+               "assert d['runtime_configs'] == [root + '/etc/docker/daemon.json'], d\n");
+    run(&r, NULL, ARGV("python3", "-c", check, json, root));
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    run_free(&r);
 }
 END_TEST
 

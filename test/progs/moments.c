@@ -332,6 +332,19 @@ static void readers(void)
     spawners(5, 5);
 }
 
+/* The child's one thread: starts the 30 pinned workers. */
+static void *child_spawner(void *unused)
+{
+    for (int i = 0; i < 30; i++)
+        create(worker, &one_cpu);
+    return unused;
+}
+
+/* Who starts the forked child's 30 pinned workers: its main thread, or
+ * one thread it starts (forkreuse), through pthread_create or glibc's
+ * own (forkreuse-unseen). */
+static enum { CHILD_MAIN, CHILD_SPAWNER, CHILD_SPAWNER_UNSEEN } child_starts;
+
 static void *forker(void *unused)
 {
     (void)unused;
@@ -342,46 +355,16 @@ static void *forker(void *unused)
         atomic_store(&nthreads, 0);
         atomic_store(&attached, 0);
         sem_init(&release, 0, 0);
-        for (int i = 0; i < 30; i++)
-            create(worker, &one_cpu);
-        int n = arenas_now(30);
-        join_all();
-        printf("child-arenas=%d\n", n);
-        fflush(stdout);
-        _exit(0);
-    }
-    int status = 1;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
-        fprintf(stderr, "moments: the child failed (status %d)\n", status);
-    sem_post(&forked);
-    return NULL;
-}
-
-/* The child's one thread: starts the 30 pinned workers. */
-static void *child_spawner(void *unused)
-{
-    for (int i = 0; i < 30; i++)
-        create(worker, &one_cpu);
-    return unused;
-}
-
-static bool spawner_unseen;
-
-static void *reuser_forker(void *unused)
-{
-    (void)unused;
-    while (sem_wait(&fork_now) != 0)
-        ;
-    pid_t pid = fork();
-    if (pid == 0) {
-        atomic_store(&nthreads, 0);
-        atomic_store(&attached, 0);
-        sem_init(&release, 0, 0);
-        pthread_t t;
-        afx_create_fn *start = spawner_unseen ? afx_glibc_pthread_create() : pthread_create;
-        if (start == NULL || start(&t, NULL, child_spawner, NULL) != 0)
-            die("pthread_create", EAGAIN);
-        pthread_join(t, NULL);
+        if (child_starts == CHILD_MAIN) {
+            child_spawner(NULL);
+        } else {
+            pthread_t t;
+            afx_create_fn *start =
+                child_starts == CHILD_SPAWNER_UNSEEN ? afx_glibc_pthread_create() : pthread_create;
+            if (start == NULL || start(&t, NULL, child_spawner, NULL) != 0)
+                die("pthread_create", EAGAIN);
+            pthread_join(t, NULL);
+        }
         int n = arenas_now(30);
         join_all();
         printf("child-arenas=%d\n", n);
@@ -419,7 +402,7 @@ static void *narrower(void *unused)
 static void fork_while_inside(void)
 {
     pthread_t f, n;
-    if (pthread_create(&f, NULL, reuser_forker, NULL) != 0
+    if (pthread_create(&f, NULL, forker, NULL) != 0
         || pthread_create(&n, NULL, narrower, NULL) != 0)
         die("pthread_create", EAGAIN);
     pthread_join(n, NULL);
@@ -676,15 +659,17 @@ int main(int argc, char **argv)
         readers();
     else if (strcmp(what, "fork") == 0)
         fork_while_setting();
-    else if (strcmp(what, "forkreuse") == 0)
+    else if (strcmp(what, "forkreuse") == 0) {
+        child_starts = CHILD_SPAWNER;
         fork_while_inside();
+    }
     else if (strcmp(what, "reenter") == 0) {
         atomic_store(&reenter, true);
         for (int i = 0; i < 30; i++)
             create(worker, &one_cpu);
         printf("reenter=ok\n");
     } else if (strcmp(what, "forkreuse-unseen") == 0) {
-        spawner_unseen = true;
+        child_starts = CHILD_SPAWNER_UNSEEN;
         fork_while_inside();
     }
     else if (strcmp(what, "emfile") == 0)
