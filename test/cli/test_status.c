@@ -61,6 +61,29 @@ static void want_line(const struct run *r, const char *line)
     ck_assert_msg(strstr(r->out, line) != NULL, "want the line \"%s\" in:\n%s", line, r->out);
 }
 
+/* The status of the tree as JSON, checked by the Python assertions
+ * CHECK (d: the object, root, lib: the tree's and the library's paths);
+ * skipped, and said, without python3 to read it with. */
+static void check_json(const char *test, const char *check)
+{
+    struct run r;
+    if (run(&r, NULL, ARGV(python3(), "-c", "import json")) != 0) {
+        run_free(&r);
+        printf("SKIP %s (JSON): no python3 to read it with\n", test);
+        return;
+    }
+    run_free(&r);
+    char json[PATH_MAX], script[PATH_MAX * 4], cmd[PATH_MAX * 2];
+    FMT(json, "%s/status.json", root);
+    FMT(cmd, "'%s' status --json --root '%s' > '%s'", cli(), root, json);
+    ck_assert(system(cmd) == 0);
+    FMT(script, "import json, sys\nd = json.load(open(sys.argv[1]))\nroot, lib = sys.argv[2], sys.argv[3]\n%s",
+        check);
+    run(&r, NULL, ARGV(python3(), "-c", script, json, root, lib));
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    run_free(&r);
+}
+
 /* Every drop-in enable wrote, and only those; the lines of
  * ld.so.preload naming the library; as text and as JSON. */
 START_TEST(lists_what_enable_wrote)
@@ -89,28 +112,13 @@ START_TEST(lists_what_enable_wrote)
     ck_assert_msg(terminal_safe(r.out), "%s", r.out);
     run_free(&r);
 
-    if (run(&r, NULL, ARGV(python3(), "-c", "import json")) != 0) {
-        run_free(&r);
-        printf("SKIP lists_what_enable_wrote (JSON): no python3 to read it with\n");
-        return;
-    }
-    run_free(&r);
-    char json[PATH_MAX], check[PATH_MAX * 4], cmd[PATH_MAX * 2];
-    FMT(json, "%s/status.json", root);
-    FMT(cmd, "'%s' status --json --root '%s' > '%s'", cli(), root, json);
-    ck_assert(system(cmd) == 0);
-    FMT(check, "import json, sys\n"
-               "d = json.load(open(sys.argv[1]))\n"
-               "root, lib = sys.argv[2], sys.argv[3]\n"
+    check_json("lists_what_enable_wrote",
                "assert d['root'] == root and d['library'] == lib and d['verdict'] is None, d\n"
                "assert d['ld_so_preload'] == root + '/etc/ld.so.preload' and d['ld_so_preload_names_library'], d\n"
                "assert d['ld_so_preload_lines'] == [{'line': 2, 'text': '/usr/$LIB/arenafix/libarenafix.so'}], d\n"
                "assert [x['unit'] for x in d['dropins']] == ['later.service', 'web.service'], d\n"
                "assert d['dropins'][1]['path'] == root + '/etc/systemd/system/web.service.d/arenafix.conf', d\n"
                "assert d['systemd'] == 'not asked' and d['next'] == [] and d['exit_status'] == 0, d\n");
-    run(&r, NULL, ARGV(python3(), "-c", check, json, root, lib));
-    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
-    run_free(&r);
 }
 END_TEST
 
@@ -157,27 +165,12 @@ START_TEST(lists_what_gives_containers_the_fix)
     ck_assert_msg(terminal_safe(r.out), "%s", r.out);
     run_free(&r);
 
-    if (run(&r, NULL, ARGV("python3", "-c", "import json")) != 0) {
-        run_free(&r);
-        printf("SKIP lists_what_gives_containers_the_fix (JSON): no python3 to read it with\n");
-        return;
-    }
-    run_free(&r);
-    char json[PATH_MAX], check[PATH_MAX * 4], cmd[PATH_MAX * 2];
-    FMT(json, "%s/status.json", root);
-    FMT(cmd, "'%s' status --json --root '%s' > '%s'", cli(), root, json);
-    ck_assert(system(cmd) == 0);
-    FMT(check, "import json, sys\n"
-               "d = json.load(open(sys.argv[1]))\n"
-               "root = sys.argv[2]\n"
+    check_json("lists_what_gives_containers_the_fix",
                "assert d['oci_hooks'] == [root + '/usr/share/containers/oci/hooks.d/arenafix.json'], d\n"
                "assert d['hook_log'] == root + '/var/log/hook.log' and d['hook_log_exists'], d\n"
                "assert d['hook_log_lines'] == 2 and d['hook_log_last'] == 'container 2: the library', d\n"
                "assert d['cdi_specs'] == [root + '/etc/cdi/arenafix.json'], d\n"
                "assert d['runtime_configs'] == [root + '/etc/docker/daemon.json'], d\n");
-    run(&r, NULL, ARGV("python3", "-c", check, json, root));
-    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
-    run_free(&r);
 }
 END_TEST
 
