@@ -6,6 +6,7 @@
 #include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,14 +110,17 @@ static FILE *open_output(const char *path)
  * list (DIR:DIR...), the first.  Where neither names one (a clone outside
  * this project's layout), Debian's cross glibc where it is installed:
  * the runs then show whether it has the bug. */
-static const char *affected_setting(const struct afb_options *o, char *buf, size_t len)
+static const char *affected_setting(const struct afb_options *o, char *buf, size_t len, bool *cross)
 {
     const char *named = afb_first_glibc(o->affected ? o->affected
                                                     : getenv("ARENAFIX_AFFECTED_GLIBC"),
                                         buf, len);
+    *cross = false;
 #ifdef AFX_CROSS_GLIBC
-    if (named == NULL && afb_glibc_dir_usable(AFX_CROSS_GLIBC))
+    if (named == NULL && afb_glibc_dir_usable(AFX_CROSS_GLIBC)) {
+        *cross = true;
         return AFX_CROSS_GLIBC;
+    }
 #endif
     return named;
 }
@@ -128,7 +132,8 @@ static int run_repro(const struct afb_options *o, const struct afb_plan *plan, c
         /* Re-exec under the affected glibc, which runs the same command
          * with the same placement. */
         char first[PATH_MAX];
-        const char *dir = affected_setting(o, first, sizeof first);
+        bool cross;
+        const char *dir = affected_setting(o, first, sizeof first, &cross);
         if (!afb_glibc_dir_usable(dir))
             die(EXIT_BAD_USAGE, "%s", "no affected glibc: set ARENAFIX_AFFECTED_GLIBC or --affected-glibc");
         char loader[PATH_MAX], iters[24], cpus[16];
@@ -178,7 +183,8 @@ static void mark_unavailable(struct afb_results *r, const char *affected, const 
 static int run_matrix(const struct afb_options *o, const struct afb_plan *plan, char **argv)
 {
     char first[PATH_MAX];
-    const char *dir = affected_setting(o, first, sizeof first);
+    bool cross;
+    const char *dir = affected_setting(o, first, sizeof first, &cross);
     const char *affected = afb_glibc_dir_usable(dir) ? dir : NULL;
     char affected_why[160];
     if (dir == NULL || *dir == '\0')
@@ -257,6 +263,9 @@ static int run_matrix(const struct afb_options *o, const struct afb_plan *plan, 
         .online_cpus = r->online_cpus, .packages = plan->npackages, .numa = plan->nnuma,
         .cores = plan->ncores, .pus = plan->npus, .glibc = gnu_get_libc_version(),
         .affected = affected, .preload = preload, .placement = placement,
+#ifdef AFX_CROSS_PACKAGE
+        .affected_note = cross ? "Debian's " AFX_CROSS_PACKAGE ", found where none was named" : NULL,
+#endif
         .pin = afb_pinpath_names[o->pin],
     };
     struct afb_selection sel = { o->workloads, o->scenarios, o->glibcs };

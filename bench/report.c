@@ -1,8 +1,6 @@
 /* Table, CSV and JSON output (report.h). */
 #include "report.h"
 
-#include "crossglibc.h"
-
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -46,15 +44,12 @@ void afb_report_table(FILE *out, const struct afb_results *r, const struct afb_s
                  "system glibc %s\n",
             host->online_cpus, host->packages, host->packages == 1 ? "" : "s", host->numa,
             host->numa == 1 ? "" : "s", host->cores, host->pus, host->glibc);
-    const char *cross = "";
-#ifdef AFX_CROSS_GLIBC
-    if (host->affected != NULL && strcmp(host->affected, AFX_CROSS_GLIBC) == 0)
-        cross = " (Debian's " AFX_CROSS_PACKAGE ", found where none was named)";
-#endif
-    fprintf(out, "affected glibc: %s%s\n", host->affected ? host->affected
+    fprintf(out, "affected glibc: %s%s%s%s\n", host->affected ? host->affected
                  : "none on this host (set ARENAFIX_AFFECTED_GLIBC or --affected-glibc); "
                    "without one the bug cannot show, only the fixed glibc and the shim's cost",
-            cross);
+            host->affected && host->affected_note ? " (" : "",
+            host->affected && host->affected_note ? host->affected_note : "",
+            host->affected && host->affected_note ? ")" : "");
     fprintf(out, "shim: %s\n", host->preload ? host->preload : "not found (build it or --preload)");
     fprintf(out, "pinned scenarios pin by '%s', %s; baseline (x base) = system glibc, pinned\n",
             host->pin, host->placement);

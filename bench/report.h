@@ -10,6 +10,7 @@ struct afb_host {
     int online_cpus, packages, numa, cores, pus;
     const char *glibc;       /* the system glibc's version */
     const char *affected;    /* the affected glibc's directory, or NULL */
+    const char *affected_note;  /* how it was found where none was named, or NULL */
     const char *preload;     /* the libarenafix.so tested, or NULL */
     const char *placement;   /* "spread by PU", ... */
     const char *pin;         /* the pinning path of the pinned scenarios */
