@@ -227,6 +227,10 @@ START_TEST(cross_glibc_when_none_is_named)
     int arenas = csv_arenas(text, "repro,affected,pinned,ok,1,");
     ck_assert_msg(arenas == 9 || arenas == afb_fixed_arenas(16, (int)sysconf(_SC_NPROCESSORS_ONLN)),
                   "%d arenas on the cross glibc:\n%s", arenas, text);
+    /* Named, it is the one named: nothing said of finding it. */
+    setenv("ARENAFIX_AFFECTED_GLIBC", AFX_CROSS_GLIBC, 1);
+    ck_assert_msg(bench("-q -w repro -s pinned -t 2 -i 1000 -r 1") == 0, "%s", out);
+    ck_assert_msg(strstr(out, "affected glibc: " AFX_CROSS_GLIBC "\n") != NULL, "%s", out);
 #else
     fprintf(stderr, "bench tests: SKIP the cross glibc: none is known for this architecture\n");
 #endif
