@@ -115,4 +115,4 @@ $(B):
 clean:
 	rm -rf $(B) shim/libarenafix.so
 
--include $(wildcard $(B)/*.d $(B)/*/*.d)
+-include $(wildcard $(B)/*.d $(B)/*/*.d $(B)/*/*/*.d)
