@@ -79,7 +79,7 @@ echo "$text" | grep -E "^    podman container $tag-hit, id $(echo "$hit_id" | cu
 echo "$text" | grep -E "^    $hit_pid " >/dev/null \
     && fail "inspect --all lists the container's process for arenafix CMD" || pass "no arenafix CMD or systemctl advice for the container"
 
-"$cli" inspect --all --prometheus 2>/dev/null | grep -F 'arenafix_process_verdict{unit="(podman container)",comm="arenawait",verdict="hit"}' >/dev/null \
+"$cli" inspect --all --prometheus 2>/dev/null | grep -E 'arenafix_process_verdict\{unit="\(podman container\)",container="[^"]+",comm="arenawait",verdict="hit"\}' >/dev/null \
     && pass "the metrics count it under unit=\"(podman container)\"" || fail "the metrics do not count it under (podman container)"
 
 # 3. inspect PID: judged by its image's glibc, nothing of it executed.

@@ -195,7 +195,7 @@ docker_part() {
     echo "$text" | grep -E "^ *$hit_pid |^fix the containers"
     echo "$text" | sed -n "/^    docker container $tag-hit,/{p;n;p}"
 
-    "$cli" inspect --all --prometheus 2>/dev/null | grep -F 'arenafix_process_verdict{unit="(docker container)",comm="arenawait",verdict="hit"}' >/dev/null \
+    "$cli" inspect --all --prometheus 2>/dev/null | grep -E 'arenafix_process_verdict\{unit="\(docker container\)",container="[^"]+",comm="arenawait",verdict="hit"\}' >/dev/null \
         && pass "the metrics count it under unit=\"(docker container)\"" || fail "the metrics do not count it under (docker container)"
 
     # 3. inspect PID: hit, named, nothing of it executed.
@@ -445,7 +445,7 @@ containerd_part() {
     [ "$got" = "containerd $(echo "$tag-hit" | cut -c1-12) - hit unknown False" ] \
         && pass "inspect --all --json names the containerd container (engine, its ID) by its shim, hit" \
         || fail "inspect --all --json said of the containerd container: $got"
-    "$cli" inspect --all --prometheus 2>/dev/null | grep -F 'arenafix_process_verdict{unit="(containerd container)",comm="arenawait",verdict="hit"}' >/dev/null \
+    "$cli" inspect --all --prometheus 2>/dev/null | grep -E 'arenafix_process_verdict\{unit="\(containerd container\)",container="[^"]+",comm="arenawait",verdict="hit"\}' >/dev/null \
         && pass "the metrics count it under unit=\"(containerd container)\"" || fail "the metrics do not count it under (containerd container)"
     strace -f -qq -e trace=execve,execveat -o "$work/strace-ctr.log" "$cli" inspect --json "$pid" >"$work/ctr.json" 2>/dev/null
     rc=$?

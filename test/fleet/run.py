@@ -676,7 +676,7 @@ def check(fleet, r, notes):
     prom = fleet.ssh(pods, "systemctl start arenafix-textfile.service; cat %s" % PROM, check=False)
     r.check("rollout: the metrics of %s (%s, its timer's service) say its podman container's pinnedd is hit"
             % (pods.name, PROM),
-            re.search(r'^arenafix_process_verdict\{unit="\(podman container\)",comm="pinnedd",verdict="hit"\} 1$',
+            re.search(r'^arenafix_process_verdict\{unit="\(podman container\)",container="[^"]+",comm="pinnedd",verdict="hit"\} 1$',
                       prom.stdout, re.M) is not None,
             prom.stdout.strip()[-800:])
     r.check("rollout: no scratch directory left on any host",
