@@ -181,3 +181,24 @@ const char *afx_proc_path(char *out, size_t size, long pid, const char *tail)
     dir[6 + n] = '\0';
     return afx_path_join(out, size, dir, tail);
 }
+
+char *afx_read_fd_max(int fd, size_t max, size_t *len)
+{
+    char *buf = malloc(max + 1);
+    size_t n = 0;
+    while (buf != NULL) {
+        ssize_t got = read(fd, buf + n, max + 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 || n + (size_t)got > max)
+            break;
+        if (got == 0) {
+            buf[n] = '\0';
+            *len = n;
+            return buf;
+        }
+        n += (size_t)got;
+    }
+    free(buf);
+    return NULL;
+}

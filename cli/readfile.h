@@ -11,6 +11,10 @@
  * length.  NULL with errno set on failure. */
 char *afx_slurp(const char *path, size_t *len);
 
+/* All of the open fd, at most max bytes, NUL-terminated (malloc'd), its
+ * length in *len; NULL if it holds more, or on an error. */
+char *afx_read_fd_max(int fd, size_t max, size_t *len);
+
 /* dir and tail joined ("/proc/42" "/maps") into out; "" if it would not
  * fit.  And "/proc/PID" and tail ("/status"; "" for the directory).  As
  * snprintf would write them, at a tenth of its cost: a scan makes a

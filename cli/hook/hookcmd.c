@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "readfile.h"
 #include "hookmount.h"
 #include "hookpolicy.h"
 #include "imagelibc.h"
@@ -78,28 +79,6 @@ static void say(const char *id, const char *fmt, ...)
     fprintf(stderr, "arenafix oci-hook: container %.12s: %s\n", id[0] ? id : "?", text);
 }
 
-/* All of fd, at most max bytes; NULL if more or unreadable. */
-static char *read_bounded(int fd, long max, size_t *len)
-{
-    char *buf = malloc((size_t)max + 1);
-    size_t n = 0;
-    while (buf != NULL) {
-        ssize_t got = read(fd, buf + n, (size_t)max + 1 - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0 || (got > 0 && n + (size_t)got > (size_t)max))
-            break;
-        if (got == 0) {
-            buf[n] = '\0';
-            *len = n;
-            return buf;
-        }
-        n += (size_t)got;
-    }
-    free(buf);
-    return NULL;
-}
-
 static bool string_at(const char *json, size_t len, const char *const *keys, size_t nkeys, char *out, size_t size)
 {
     const char *v;
@@ -117,7 +96,7 @@ struct state {
 static bool read_state(struct state *s, char *why, size_t size)
 {
     size_t len;
-    char *json = read_bounded(STDIN_FILENO, STATE_MAX, &len);
+    char *json = afx_read_fd_max(STDIN_FILENO, (size_t)STATE_MAX, &len);
     const char *v;
     size_t vlen;
     char flag[16];
@@ -151,7 +130,7 @@ static int read_bundle(const struct state *s, char *rootfs, size_t rsize, bool *
     }
     int fd = openat(dir, "config.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     size_t len = 0;
-    char *json = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read_bounded(fd, CONFIG_MAX, &len) : NULL;
+    char *json = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? afx_read_fd_max(fd, (size_t)CONFIG_MAX, &len) : NULL;
     if (fd >= 0)
         close(fd);
     char path[PATH_MAX], flag[16];
@@ -195,7 +174,7 @@ static bool image_preload(int root, char **old, size_t *len, int *target, char *
     int at = openat(etc, "ld.so.preload", O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (at >= 0 && fstat(at, &st) == 0 && S_ISREG(st.st_mode)) {
         int fd = afx_image_reopen(at);
-        *old = fd >= 0 && st.st_size <= PRELOAD_MAX ? read_bounded(fd, PRELOAD_MAX, len) : NULL;
+        *old = fd >= 0 && st.st_size <= PRELOAD_MAX ? afx_read_fd_max(fd, (size_t)PRELOAD_MAX, len) : NULL;
         if (fd >= 0)
             close(fd);
         close(etc);

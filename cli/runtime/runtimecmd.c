@@ -15,6 +15,7 @@
 
 #include "bundleedit.h"
 #include "cli.h"
+#include "readfile.h"
 #include "runcargs.h"
 #include "runtimeconf.h"
 
@@ -65,28 +66,6 @@ static void say(const char *id, const char *fmt, ...)
         return;
 }
 
-/* All of fd, at most max bytes; NULL if more or unreadable. */
-static char *read_all(int fd, long max, size_t *len)
-{
-    char *buf = malloc((size_t)max + 1);
-    size_t n = 0;
-    while (buf != NULL) {
-        ssize_t got = read(fd, buf + n, (size_t)max + 1 - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0 || n + (size_t)got > (size_t)max)
-            break;
-        if (got == 0) {
-            buf[n] = '\0';
-            *len = n;
-            return buf;
-        }
-        n += (size_t)got;
-    }
-    free(buf);
-    return NULL;
-}
-
 static void conf_read(struct afx_runtime_conf *c, char *why, size_t size)
 {
     const char *path = getenv("ARENAFIX_RUNTIME_CONFIG");
@@ -100,7 +79,7 @@ static void conf_read(struct afx_runtime_conf *c, char *why, size_t size)
     char *text = NULL;
     if (fd < 0 && errno == ENOENT)
         return;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (text = read_all(fd, CONF_MAX, &len)) == NULL)
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (text = afx_read_fd_max(fd, (size_t)CONF_MAX, &len)) == NULL)
         snprintf(why, size, "%.1024s cannot be read (a regular file of at most %ld bytes): defaults used", path,
                  CONF_MAX);
     else if (!afx_runtime_conf_parse(c, text, len, why, size - 32))
@@ -169,7 +148,7 @@ static void edit_bundle(const struct afx_runc_args *a, const struct afx_runtime_
     } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !owned(&st) || st.st_size > CONFIG_MAX) {
         say(a->id, "left alone: its bundle's config.json is not a regular file of at most %ld bytes that only root "
             "or this user may write", CONFIG_MAX);
-    } else if ((text = read_all(fd, CONFIG_MAX, &len)) == NULL) {
+    } else if ((text = afx_read_fd_max(fd, (size_t)CONFIG_MAX, &len)) == NULL) {
         say(a->id, "left alone: its bundle's config.json cannot be read whole");
     } else if (afx_bundle_add_hook(text, len, &entry, c->annotated_only, &out, &out_len, why, sizeof why)
                == AFX_EDIT_ADDED) {
