@@ -29,7 +29,8 @@ bool afx_hook_decide(const struct afx_image_facts *f, char *why, size_t size)
         return false;
     }
     if (!f->same_machine) {
-        snprintf(why, size, "its %s/libc.so.6 is for another architecture (%s)", f->libc_dir, f->machine);
+        snprintf(why, size, "its %s/libc.so.6 is for another architecture: the image's glibc is for %s, not %s",
+                 f->libc_dir, f->machine, f->lib_machine);
         return false;
     }
     if (f->version[0] == '\0' || !version_parts(f->version, &major, &minor) || major != 2) {
@@ -48,6 +49,15 @@ bool afx_hook_decide(const struct afx_image_facts *f, char *why, size_t size)
     if (f->host_copy && f->host != AFX_GLIBC_AFFECTED) {
         snprintf(why, size, "glibc %s, the host's own libc.so.6 byte for byte, which the host's probe found %s",
                  f->version, f->host == AFX_GLIBC_FIXED ? "fixed" : "not affected, or could not tell");
+        return false;
+    }
+    if (f->other_abi[0] != '\0') {
+        /* The library is built for one ABI: listed in /etc/ld.so.preload,
+         * it would make each program of the other print ld.so's "wrong
+         * ELF class" error. */
+        snprintf(why, size, "glibc %s in %s, but the image runs %s programs too (%s): each would print ld.so's "
+                 "\"wrong ELF class\" error for the %s library in /etc/ld.so.preload", f->version, f->libc_dir,
+                 f->other_abi, f->other_loader, f->lib_machine);
         return false;
     }
     snprintf(why, size, "glibc %s in %s, %s", f->version, f->libc_dir,

@@ -9,24 +9,29 @@
 
 #include "inspect/verdict.h"
 
-/* What the image holds at the libc paths of this architecture. */
+/* What the image holds at the libc paths of this architecture (else
+ * of another), and the loaders of other ABIs it holds beside. */
 struct afx_image_facts {
     bool libc;                  /* a libc.so.6 that is a regular file */
     char libc_dir[64];          /* its directory in the image ("/usr/lib/x86_64-linux-gnu") */
     bool musl;                  /* musl's loader for this architecture */
     bool elf;                   /* the libc is an ELF shared object */
     bool same_machine;          /* of the library's class, byte order and machine */
-    char machine[24];           /* else the machine it is for ("AArch64") */
+    char machine[24];           /* the machine it is for, as probe --root names it ("aarch64") */
+    char lib_machine[24];       /* the library's ("x86_64") */
     char version[32];           /* its banner's version, "" if none */
     bool host_copy;             /* the host's own libc.so.6, byte for byte */
     enum afx_glibc_state host;  /* the host's glibc, probed (for host_copy only) */
+    char other_abi[24];         /* a loader of another ABI in the image ("i386"), "" if none */
+    char other_loader[40];      /* its path ("/lib/ld-linux.so.2") */
     char unreadable[160];       /* why the libc could not be read, "" if it was */
 };
 
 /* True if the library goes into the image: a glibc of the library's
  * architecture, at least 2.34 (the library's symbol versions), that may
  * be affected: 2.34 to 2.38 (a copy of the host's glibc: if the host's
- * probe found it affected).  why says what was decided, one line. */
+ * probe found it affected), and no program of another ABI would read
+ * the ld.so.preload that lists it.  why says what was decided, one line. */
 bool afx_hook_decide(const struct afx_image_facts *f, char *why, size_t size);
 
 /* The ld.so.preload to mount: entry on a line of its own, then the

@@ -94,18 +94,23 @@ int afx_image_reopen(int fd)
     return rd;
 }
 
-static const char *machine_name(unsigned machine)
+/* An ELF machine as arenafix probe --root names it: "x86_64", "i386",
+ * "aarch64" (class ELFCLASS32 or ELFCLASS64). */
+static void arch_name(unsigned char class, unsigned machine, char *out, size_t size)
 {
-    switch (machine) {
-    case EM_X86_64: return "x86-64";
-    case EM_386: return "i386";
-    case EM_AARCH64: return "AArch64";
-    case EM_ARM: return "ARM";
-    case EM_PPC64: return "PowerPC64";
-    case EM_S390: return "S/390";
-    case EM_RISCV: return "RISC-V";
-    default: return NULL;
-    }
+    bool wide = class == ELFCLASS64;
+    const char *name = machine == EM_X86_64    ? (wide ? "x86_64" : "x32")
+                       : machine == EM_386     ? "i386"
+                       : machine == EM_AARCH64 ? "aarch64"
+                       : machine == EM_ARM     ? "arm"
+                       : machine == EM_PPC64   ? "ppc64"
+                       : machine == EM_S390    ? "s390x"
+                       : machine == EM_RISCV   ? (wide ? "riscv64" : "riscv32")
+                                               : NULL;
+    if (name != NULL)
+        snprintf(out, size, "%s", name);
+    else
+        snprintf(out, size, "ELF machine %u", machine);
 }
 
 /* Class, byte order and machine of an ELF shared object; false if fd
@@ -140,11 +145,8 @@ static void judge_libc(int fd, int lib, int host_libc, struct afx_image_facts *f
         return;
     }
     f->same_machine = mine[0] == theirs[0] && mine[1] == theirs[1] && my_machine == their_machine;
-    const char *name = machine_name(their_machine);
-    if (name != NULL)
-        snprintf(f->machine, sizeof f->machine, "%s%s", name, theirs[0] == ELFCLASS32 && their_machine == EM_X86_64 ? ", x32" : "");
-    else
-        snprintf(f->machine, sizeof f->machine, "ELF machine %u", their_machine);
+    arch_name(theirs[0], their_machine, f->machine, sizeof f->machine);
+    arch_name(mine[0], my_machine, f->lib_machine, sizeof f->lib_machine);
     if (!f->same_machine)
         return;
     if (!afx_glibc_version(fd, f->version, sizeof f->version))
@@ -153,11 +155,40 @@ static void judge_libc(int fd, int lib, int host_libc, struct afx_image_facts *f
                    && afx_same_bytes(fd, host_libc, a.st_size);
 }
 
-void afx_image_facts_read(int root, int lib, int host_libc, struct afx_image_facts *f)
+/* Where other architectures keep libc.so.6 (Debian's multiarch, then
+ * the 32-bit lib of Fedora and RHEL): an image with none of its own
+ * but one of these is named by its architecture, not as glibc-less. */
+static const char *const foreign_dirs[] = {
+    "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+    "/usr/lib/i386-linux-gnu", "/lib/i386-linux-gnu", "/usr/lib/arm-linux-gnueabihf", "/lib/arm-linux-gnueabihf",
+    "/usr/lib/powerpc64le-linux-gnu", "/lib/powerpc64le-linux-gnu", "/usr/lib/s390x-linux-gnu", "/lib/s390x-linux-gnu",
+    "/usr/lib/riscv64-linux-gnu", "/lib/riscv64-linux-gnu", "/usr/lib", "/lib", NULL,
+};
+
+/* Each ABI's glibc loader, at the path its programs name (PT_INTERP):
+ * a program of another ABI than the library's reads /etc/ld.so.preload
+ * too, and its ld.so prints "wrong ELF class" for the library there. */
+static const char *const loaders[] = {
+    "/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux.so.2", "/libx32/ld-linux-x32.so.2", "/lib/ld-linux-aarch64.so.1",
+    "/lib/ld-linux-armhf.so.3", "/lib/ld-linux.so.3", NULL,
+};
+
+static bool own_dir(const char *dir)
+{
+    for (const char *const *d = afx_image_libc_dirs; *d != NULL; d++)
+        if (strcmp(*d, dir) == 0)
+            return true;
+    return false;
+}
+
+/* The first libc.so.6 in dirs (those of the library's architecture, or
+ * the others: own false), judged into f. */
+static void find_libc(int root, const char *const *dirs, bool own, int lib, int host_libc, struct afx_image_facts *f)
 {
     char path[96];
-    *f = (struct afx_image_facts){ .host = AFX_GLIBC_UNKNOWN };
-    for (const char *const *dir = afx_image_libc_dirs; *dir != NULL && !f->libc; dir++) {
+    for (const char *const *dir = dirs; *dir != NULL && !f->libc; dir++) {
+        if (!own && own_dir(*dir))
+            continue;
         snprintf(path, sizeof path, "%s/libc.so.6", *dir);
         int at = afx_image_path(root, path, 0);
         if (at < 0)
@@ -173,6 +204,39 @@ void afx_image_facts_read(int root, int lib, int host_libc, struct afx_image_fac
         }
         close(at);
     }
+}
+
+/* The first loader in the image of another class, byte order or
+ * machine than the library's. */
+static void find_other_abi(int root, int lib, struct afx_image_facts *f)
+{
+    unsigned char mine[3], theirs[3];
+    unsigned my_machine, their_machine;
+    if (!elf_kind(lib, mine, &my_machine))
+        return;
+    for (const char *const *path = loaders; *path != NULL && f->other_abi[0] == '\0'; path++) {
+        int at = afx_image_path(root, *path, 0);
+        int fd = at >= 0 ? afx_image_reopen(at) : -1;
+        if (fd >= 0 && elf_kind(fd, theirs, &their_machine)
+            && (theirs[0] != mine[0] || theirs[1] != mine[1] || their_machine != my_machine)) {
+            arch_name(theirs[0], their_machine, f->other_abi, sizeof f->other_abi);
+            snprintf(f->other_loader, sizeof f->other_loader, "%s", *path);
+        }
+        if (fd >= 0)
+            close(fd);
+        if (at >= 0)
+            close(at);
+    }
+}
+
+void afx_image_facts_read(int root, int lib, int host_libc, struct afx_image_facts *f)
+{
+    *f = (struct afx_image_facts){ .host = AFX_GLIBC_UNKNOWN };
+    find_libc(root, afx_image_libc_dirs, true, lib, host_libc, f);
+    if (!f->libc)
+        find_libc(root, foreign_dirs, false, lib, host_libc, f);
+    if (f->libc && f->same_machine)
+        find_other_abi(root, lib, f);
     if (!f->libc) {
         int at = afx_image_path(root, "/lib/" MUSL, 0);
         f->musl = at >= 0;

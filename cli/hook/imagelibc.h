@@ -25,7 +25,9 @@ int afx_image_reopen(int fd);
 
 /* The facts about its libc.so.6 (hookpolicy.h) but the host's state:
  * its ELF header compared with the library's (lib, open), its bytes
- * with the host's libc.so.6 (host_libc, -1 if unknown). */
+ * with the host's libc.so.6 (host_libc, -1 if unknown); with none at
+ * this architecture's directories, another's found is named; and the
+ * first loader of another ABI the image holds (/lib/ld-linux.so.2). */
 void afx_image_facts_read(int root, int lib, int host_libc, struct afx_image_facts *f);
 
 /* This architecture's directories of libc.so.6, as distributions lay

@@ -1,11 +1,16 @@
 /* The OCI hook's pure parts, called directly: what it reads of the
  * runtime's JSON, whether an image gets the library, the ld.so.preload
- * it mounts.  test/containers/hook.sh runs the hook itself, in podman. */
+ * it mounts; and what it reads of image trees made here, with real
+ * glibcs.  test/containers/hook.sh runs the hook itself, in podman. */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "hook/hookpolicy.h"
+#include "hook/imagelibc.h"
 #include "hook/ocijson.h"
 
 static bool get_string(const char *json, const char *const *keys, size_t n, char *out, size_t size)
@@ -68,7 +73,8 @@ static struct afx_image_facts glibc(const char *version)
 {
     struct afx_image_facts f = { .libc = true, .elf = true, .same_machine = true, .host = AFX_GLIBC_UNKNOWN };
     strcpy(f.libc_dir, "/usr/lib/x86_64-linux-gnu");
-    strcpy(f.machine, "x86-64");
+    strcpy(f.machine, "x86_64");
+    strcpy(f.lib_machine, "x86_64");
     strcpy(f.version, version);
     return f;
 }
@@ -103,9 +109,16 @@ START_TEST(image_decision)
     /* Another architecture, no ELF, none, musl, unreadable. */
     f = glibc("2.36");
     f.same_machine = false;
-    strcpy(f.machine, "AArch64");
+    strcpy(f.machine, "aarch64");
     ck_assert(!afx_hook_decide(&f, why, sizeof why));
-    ck_assert_msg(strstr(why, "another architecture (AArch64)") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "the image's glibc is for aarch64, not x86_64") != NULL, "%s", why);
+    /* A loader of another ABI beside it: its programs would read the
+     * library from ld.so.preload. */
+    f = glibc("2.36");
+    strcpy(f.other_abi, "i386");
+    strcpy(f.other_loader, "/lib/ld-linux.so.2");
+    ck_assert(!afx_hook_decide(&f, why, sizeof why));
+    ck_assert_msg(strstr(why, "runs i386 programs too (/lib/ld-linux.so.2)") != NULL, "%s", why);
     f = glibc("2.36");
     f.elf = false;
     ck_assert(!afx_hook_decide(&f, why, sizeof why));
@@ -147,6 +160,118 @@ START_TEST(preload_merge)
 }
 END_TEST
 
+/* An image tree in the build's test directory, filled by script (sh;
+ * $T the tree, $L the affected glibc's directory), judged as the hook
+ * judges it: its facts read with the library under test, and the
+ * decision.  False (a SKIP) without the affected glibc. */
+static bool judge_tree(const char *test, const char *script, struct afx_image_facts *f, char *why, size_t size,
+                       bool *given)
+{
+    const char *g = affected_glibc(test);
+    if (g == NULL)
+        return false;
+    char tree[4200], t[4300], l[4200];
+    snprintf(tree, sizeof tree, "%s/hook-tree-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(tree) != NULL);
+    snprintf(t, sizeof t, "T=%s", tree);
+    snprintf(l, sizeof l, "L=%s", g);
+    struct run r;
+    run(&r, ARGV(t, l), ARGV("sh", "-ec", script));
+    ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", script, r.err);
+    run_free(&r);
+    int root = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC), lib = open(testlib(), O_RDONLY | O_CLOEXEC);
+    ck_assert(root >= 0 && lib >= 0);
+    afx_image_facts_read(root, lib, -1, f);
+    *given = afx_hook_decide(f, why, size);
+    close(root);
+    close(lib);
+    run(&r, NULL, ARGV("rm", "-rf", tree));
+    run_free(&r);
+    return true;
+}
+
+/* The trees below are judged by an x86-64 library. */
+static bool skip_not_x86_64(const char *test)
+{
+#if defined(__x86_64__)
+    (void)test;
+    return false;
+#else
+    printf("SKIP %s: the library is not x86-64\n", test);
+    return true;
+#endif
+}
+
+#define I386 "/usr/i686-linux-gnu/lib"
+#define ARM64 "/usr/aarch64-linux-gnu/lib"
+#define AFFECTED_TREE "mkdir -p $T/usr/lib/x86_64-linux-gnu $T/lib64; cp $L/libc.so.6 $L/ld-linux-x86-64.so.2 " \
+                      "$T/usr/lib/x86_64-linux-gnu/; ln -s ../usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 $T/lib64/; "
+
+/* An x86-64 image that runs i386 programs too (a multilib, wine or
+ * Steam runtime image): the library is x86-64 only, and each 32-bit
+ * program would print ld.so's "wrong ELF class" for it, so the image
+ * is left alone, the i386 loader named.  The same image without the
+ * i386 loader (its i386 libc.so.6 alone runs nothing) is given it. */
+START_TEST(image_two_abis)
+{
+    struct afx_image_facts f;
+    char why[512];
+    bool given;
+    if (skip_not_x86_64(__func__))
+        return;
+    if (access(I386 "/ld-linux.so.2", R_OK) != 0) {
+        printf("SKIP %s: no i386 glibc at " I386 " (libc6-i386-cross)\n", __func__);
+        return;
+    }
+    if (!judge_tree(__func__, AFFECTED_TREE "mkdir -p $T/lib/i386-linux-gnu; cp " I386 "/libc.so.6 " I386
+                    "/ld-linux.so.2 $T/lib/i386-linux-gnu/; ln -s i386-linux-gnu/ld-linux.so.2 $T/lib/ld-linux.so.2",
+                    &f, why, sizeof why, &given))
+        return;
+    ck_assert_msg(!given, "given: %s", why);
+    ck_assert_str_eq(f.other_abi, "i386");
+    ck_assert_msg(strstr(why, "but the image runs i386 programs too (/lib/ld-linux.so.2)") != NULL
+                      && strstr(why, "wrong ELF class") != NULL, "%s", why);
+    /* Its libc.so.6 in /usr/lib32 and the loader there, as Debian's
+     * libc6-i386 keeps them: the loader's path is what counts. */
+    judge_tree(__func__, AFFECTED_TREE "mkdir -p $T/usr/lib32 $T/lib; cp " I386 "/libc.so.6 " I386 "/ld-linux.so.2 "
+               "$T/usr/lib32/; ln -s ../usr/lib32/ld-linux.so.2 $T/lib/ld-linux.so.2", &f, why, sizeof why, &given);
+    ck_assert_msg(!given && strstr(why, "i386 programs too") != NULL, "%s", why);
+    judge_tree(__func__, AFFECTED_TREE "mkdir -p $T/lib/i386-linux-gnu; cp " I386 "/libc.so.6 $T/lib/i386-linux-gnu/",
+               &f, why, sizeof why, &given);
+    ck_assert_msg(given && f.other_abi[0] == '\0', "no i386 loader: %s", why);
+}
+END_TEST
+
+/* An image whose only glibc is another architecture's, in Debian's
+ * multiarch path: named by its architecture as probe --root names it,
+ * not taken for a static image. */
+START_TEST(image_foreign_only)
+{
+    struct afx_image_facts f;
+    char why[512];
+    bool given;
+    if (skip_not_x86_64(__func__))
+        return;
+    if (access(ARM64 "/libc.so.6", R_OK) == 0
+        && judge_tree(__func__, "mkdir -p $T/usr/lib/aarch64-linux-gnu; cp " ARM64 "/libc.so.6 $T/usr/lib/aarch64-linux-gnu/",
+                      &f, why, sizeof why, &given)) {
+        ck_assert_msg(!given && strstr(why, "its /usr/lib/aarch64-linux-gnu/libc.so.6 is for another architecture: "
+                                            "the image's glibc is for aarch64, not x86_64") != NULL, "%s", why);
+    } else {
+        printf("SKIP %s: no arm64 glibc at " ARM64 " (libc6-arm64-cross)\n", __func__);
+    }
+    /* A 32-bit image on this 64-bit host: the library is x86-64 only. */
+    if (access(I386 "/libc.so.6", R_OK) == 0
+        && judge_tree(__func__, "mkdir -p $T/lib/i386-linux-gnu; cp " I386 "/libc.so.6 " I386 "/ld-linux.so.2 "
+                      "$T/lib/i386-linux-gnu/; ln -s i386-linux-gnu/ld-linux.so.2 $T/lib/ld-linux.so.2",
+                      &f, why, sizeof why, &given)) {
+        ck_assert_msg(!given && strstr(why, "the image's glibc is for i386, not x86_64") != NULL, "%s", why);
+    } else {
+        printf("SKIP %s: no i386 glibc at " I386 " (libc6-i386-cross)\n", __func__);
+    }
+}
+END_TEST
+
 Suite *hook_suite(void)
 {
     Suite *s = suite_create("hook");
@@ -154,6 +279,8 @@ Suite *hook_suite(void)
     tcase_add_test(tc, oci_state);
     tcase_add_test(tc, image_decision);
     tcase_add_test(tc, preload_merge);
+    tcase_add_test(tc, image_two_abis);
+    tcase_add_test(tc, image_foreign_only);
     suite_add_tcase(s, tc);
     return s;
 }
