@@ -23,7 +23,7 @@ needs podman runc strace busybox
 busybox=$(command -v busybox)
 file "$busybox" 2>/dev/null | grep -q 'statically linked' || { skip "busybox is not static (busybox-static)"; summary; }
 
-images="affected preloaded fixed static musl foreign hostile-preload hostile-libc hostile-dir"
+images="affected preloaded fixed static musl foreign foreign-multiarch multiabi hostile-preload hostile-libc hostile-dir"
 releases=
 for d in $(echo "$more" | tr ':' ' '); do
     r=$(basename "$(dirname "$d")")
@@ -91,6 +91,38 @@ foreign=
 for f in /usr/aarch64-linux-gnu/lib/libc.so.6; do
     [ -e "$f" ] && mkdir -p "$work/foreign/usr/lib64" && cp "$f" "$work/foreign/usr/lib64/libc.so.6" && foreign=$f
 done
+# The same arm64 glibc in Debian's multiarch path, where the hook looks
+# for none of its own architecture.
+[ -n "$foreign" ] && image_root "$work/foreign-multiarch" "" && mkdir -p "$work/foreign-multiarch/usr/lib/aarch64-linux-gnu" \
+    && cp "$foreign" "$work/foreign-multiarch/usr/lib/aarch64-linux-gnu/"
+# Two ABIs (a multilib, wine or Steam runtime image): the affected
+# x86-64 glibc, an i386 one (Debian's libc6-i386-cross, or libc6:i386)
+# at Debian's multiarch path with its loader at /lib/ld-linux.so.2, and
+# a 32-bit program.  Where the kernel runs no i386 program (no
+# IA32_EMULATION) the container runs it under a static qemu-i386 of its
+# own, whose emulated ld.so reads the container's /etc/ld.so.preload as
+# the native one does.
+multiabi= run32= i386=
+for d in /usr/i686-linux-gnu/lib /lib/i386-linux-gnu; do
+    [ -z "$i386" ] && [ -e "$d/ld-linux.so.2" ] && [ -e "$d/libc.so.6" ] && i386=$d
+done
+cc32=$(command -v i686-linux-gnu-gcc)
+if [ -n "$i386" ] && [ -n "$cc32" ] && image_root "$work/multiabi" "$affected" \
+    && mkdir -p "$work/multiabi/lib/i386-linux-gnu" && cp "$i386/libc.so.6" "$i386/ld-linux.so.2" "$work/multiabi/lib/i386-linux-gnu/" \
+    && ln -s i386-linux-gnu/ld-linux.so.2 "$work/multiabi/lib/ld-linux.so.2" \
+    && "$cc32" -O2 -o "$work/multiabi/bin/exitwith32" "$exitwith" && "$cc32" -O2 -static -o "$work/i386-static" "$exitwith"; then
+    multiabi=yes
+    if ! "$work/i386-static" >/dev/null 2>&1; then
+        qemu=$(command -v qemu-i386-static)
+        if [ -n "$qemu" ] && cp "$qemu" "$work/multiabi/bin/qemu-i386"; then
+            run32=/bin/qemu-i386
+        else
+            multiabi= why32="the kernel runs no i386 program and there is no qemu-i386-static (qemu-user-static)"
+        fi
+    fi
+else
+    why32="no i386 glibc (libc6-i386-cross) or no i686-linux-gnu-gcc (gcc-i686-linux-gnu)"
+fi
 # Hostile: its ld.so.preload a link to the host's /etc/shadow (its own
 # /etc/shadow is another file); its libc.so.6 a link to where the
 # host keeps an affected glibc, with none in the image; the library's
@@ -101,7 +133,8 @@ image_root "$work/hostile-preload" "$affected" && echo tenant > "$work/hostile-p
     && image_root "$work/hostile-dir" "$affected" && rm -rf "$work/escape" && mkdir "$work/escape" \
     && ln -s "$work/escape" "$work/hostile-dir/usr/lib/x86_64-linux-gnu/arenafix" || { fail "the hostile root file systems could not be made"; summary; }
 for i in $images; do
-    { [ "$i" != musl ] || [ -n "$musl" ]; } && { [ "$i" != foreign ] || [ -n "$foreign" ]; } || continue
+    { [ "$i" != musl ] || [ -n "$musl" ]; } && { [ "${i%-multiarch}" != foreign ] || [ -n "$foreign" ]; } \
+        && { [ "$i" != multiabi ] || [ -n "$multiabi" ]; } || continue
     image "$i" || { fail "image $i could not be made"; summary; }
 done
 host=$("$prog" 30 pinned </dev/null | sed -n 's/^arenas=//p')
@@ -205,9 +238,33 @@ else
     skip "no musl-gcc or musl loader (musl-tools)"
 fi
 if [ -n "$foreign" ]; then
-    untouched "an arm64 glibc image" foreign "its /usr/lib64/libc.so.6 is for another architecture (AArch64)" /bin/busybox sh -c 'echo ran; exit 7'
+    untouched "an arm64 glibc image" foreign "its /usr/lib64/libc.so.6 is for another architecture: the image's glibc is for aarch64, not x86_64" /bin/busybox sh -c 'echo ran; exit 7'
+    untouched "an arm64 glibc in Debian's multiarch path" foreign-multiarch "its /usr/lib/aarch64-linux-gnu/libc.so.6 is for another architecture: the image's glibc is for aarch64, not x86_64" /bin/busybox sh -c 'echo ran; exit 7'
 else
     skip "no arm64 glibc (libc6-arm64-cross)"
+fi
+
+# 4b. Two ABIs: the library is built for one, and listed in
+# /etc/ld.so.preload it would make every 32-bit program print ld.so's
+# "wrong ELF class" error: the image is left alone, the reason logged;
+# its 32-bit program prints only what it prints, the pinned 64-bit one
+# keeps the affected glibc's count.
+if [ -n "$multiabi" ]; then
+    reason="but the image runs i386 programs too (/lib/ld-linux.so.2)"
+    # shellcheck disable=SC2086
+    once multiabi on $run32 /bin/exitwith32 7
+    [ "$out" = "ran status=7" ] && grep -F "left alone: " "$work/hook.log" | grep -F "$reason" >/dev/null \
+        && pass "an image with an i386 glibc beside its affected x86-64 one: its 32-bit program${run32:+ (under qemu-i386)} prints nothing new with the annotation ($out), the hook says why" \
+        || { fail "an image with two ABIs: its 32-bit program said \"$out\""; cat "$work/hook.log"; }
+    if hstart multiabi multiabi "$hooks" $on; then
+        [ "$count" = 9 ] && [ "$(mapped "$pid" libarenafix)" = 0 ] && echo "$said" | grep -F "$reason" >/dev/null \
+            && pass "its pinned 64-bit program: left alone, $count arenas (the affected glibc's), the reason logged" \
+            || { fail "an image with two ABIs: its pinned 64-bit program got $count arenas"; echo "$said"; }
+    else
+        fail "the two-ABI container did not start: $(cat "$work/hook.log")"
+    fi
+else
+    skip "two ABIs: $why32"
 fi
 
 # 5. Hostile images: nothing outside the root file system is read,
