@@ -54,7 +54,10 @@ bool afx_hook_decide(const struct afx_image_facts *f, char *why, size_t size)
     if (f->other_abi[0] != '\0') {
         /* The library is built for one ABI: listed in /etc/ld.so.preload,
          * it would make each program of the other print ld.so's "wrong
-         * ELF class" error. */
+         * ELF class" error.  A $LIB entry (2.34 to 2.38 expand it there
+         * too) is no way out: $LIB is what each build chose ("lib64"
+         * upstream, "lib/x86_64-linux-gnu" on Debian, "lib" on Arch's
+         * x86-64 and Fedora's i686), so no one path serves each ABI. */
         snprintf(why, size, "glibc %s in %s, but the image runs %s programs too (%s): each would print ld.so's "
                  "\"wrong ELF class\" error for the %s library in /etc/ld.so.preload", f->version, f->libc_dir,
                  f->other_abi, f->other_loader, f->lib_machine);
