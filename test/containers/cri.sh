@@ -47,7 +47,7 @@ stop_daemon() {
     kill -9 "$p" 2>/dev/null
 }
 # Each pod made, its ID a line, and each pod's UID asked for (the
-# cgroups /kubepods/burstable/podUID): stopped and removed at the end.
+# cgroups /kubepods/[burstable/]podUID): stopped and removed at the end.
 pods=$work/pods uids=$work/uids
 cleanup() {
     if [ -S "$sock" ] && [ -f "$pods" ]; then
@@ -63,7 +63,7 @@ cleanup() {
     grep -o " $work/[^ ]*" /proc/self/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
     if [ -f "$uids" ]; then
         while read -r u; do
-            find /sys/fs/cgroup/*/kubepods/burstable -depth -type d -path "*/pod$u*" -exec rmdir {} + 2>/dev/null
+            find /sys/fs/cgroup/*/kubepods -depth -type d -path "*/pod$u*" -exec rmdir {} + 2>/dev/null
         done < "$uids"
     fi
     [ -n "$had_kubepods" ] || rmdir /sys/fs/cgroup/*/kubepods/burstable /sys/fs/cgroup/*/kubepods 2>/dev/null
@@ -171,22 +171,30 @@ EOF
     return 1
 }
 
-# pod NAME IMAGE HANDLER STDIN ARG...: a pod (host network, the
-# cgroupfs driver's burstable parent /kubepods/burstable/podUID, its
+# pod NAME IMAGE HANDLER STDIN ARG...: a pod (host network, its
 # sandbox run by HANDLER, "" for the default) with one container of
 # IMAGE running ARG..., its CPU set "0" as the static CPU manager gives
 # it, stdin held open (true) or not (false): started, and waited for
-# until it prints (or ends).  Its pod's ID in $pod, its ID in $cid, its
+# until it prints (or ends).  Its QoS class $qos: burstable (the
+# cgroupfs driver's parent /kubepods/burstable/podUID, CPU shares
+# alone) or guaranteed (/kubepods/podUID, its CPU and memory limited:
+# the pods the static CPU manager gives CPUs of their own).  Its pod's ID in $pod, its ID in $cid, its
 # PID in $pid (0 once ended), its output in $out.
 pod() {
     name=$1 img=$2 handler=$3 stdin=$4; shift 4
     uid=$(cat /proc/sys/kernel/random/uuid)
+    if [ "$qos" = guaranteed ]; then
+        parent=/kubepods/pod$uid
+        limits='"cpuPeriod": 100000, "cpuQuota": 100000, "memoryLimitInBytes": 268435456, '
+    else
+        parent=/kubepods/burstable/pod$uid limits=
+    fi
     mkdir -p "$work/logs/$name" || return 1
     cat > "$work/$name-pod.json" <<EOF
 {"metadata": {"name": "$tag-$name", "uid": "$uid", "namespace": "afxcri", "attempt": 0},
  "logDirectory": "$work/logs/$name",
  "labels": {"io.kubernetes.pod.name": "$tag-$name", "io.kubernetes.pod.namespace": "afxcri", "io.kubernetes.pod.uid": "$uid"},
- "linux": {"cgroupParent": "/kubepods/burstable/pod$uid",
+ "linux": {"cgroupParent": "$parent",
            "securityContext": {"namespaceOptions": {"network": "NODE", "pid": "CONTAINER", "ipc": "POD"}}}}
 EOF
     args=$(printf '"%s",' "$@")
@@ -195,7 +203,7 @@ EOF
  "command": [${args%,}], "logPath": "$img.log", "stdin": $stdin,
  "labels": {"io.kubernetes.container.name": "$img", "io.kubernetes.pod.name": "$tag-$name",
             "io.kubernetes.pod.namespace": "afxcri", "io.kubernetes.pod.uid": "$uid"},
- "linux": {"resources": {"cpuShares": 1024, "cpusetCpus": "0"}}}
+ "linux": {"resources": {${limits}"cpuShares": 1024, "cpusetCpus": "0"}}}
 EOF
     echo "$uid" >> "$uids"
     pod=$(cri runp "$work/$name-pod.json" "$handler") || return 1
@@ -220,26 +228,25 @@ oneline() { tr '\n' ' ' | sed 's/ $//'; }
 
 # ---- the pods ------------------------------------------------------
 # The pinned container on each affected image: without the handler
-# (runc), then with runtime_handler arenafix.
+# (runc), then with runtime_handler arenafix; a burstable pod on the
+# affected glibc, a guaranteed one on upstream 2.34.
 pinned_part() {
     for img in $images; do
-        what=$img
-        [ "$img" = release ] && what=$(basename "$(dirname "$release")")
+        what=$img qos=burstable where=/kubepods/burstable/podUID
+        [ "$img" = release ] && what=$(basename "$(dirname "$release")") qos=guaranteed where=/kubepods/podUID
         : > "$runtime_log"
         if pod "plain-$img" "$img" "" true /bin/arenawait 30 pinned; then
             plain=$(echo "$out" | sed -n 's/^arenas=//p')
             plain_maps=$(mapped "$pid" '/libarenafix.so$')
-            if [ "$img" = affected ]; then
-                hit_pid=$pid hit_cid=$cid hit_pod=$pod
-                inspect_part
-            fi
+            hit_pid=$pid hit_cid=$cid hit_pod=$pod
+            inspect_part
             unpod || fail "the pod on $what could not be stopped and removed"
         else
             plain=none plain_maps=none
             fail "CRI: the pod on $what without the handler did not start: $(tail -3 "$d/containerd.log")"
         fi
         [ "$plain" = 9 ] && [ "$plain_maps" = 0 ] && ! grep -q . "$runtime_log" \
-            && pass "CRI: a pinned container (cpuset 0, /kubepods/burstable/podUID) on $what gets 9 arenas without the handler (runc)" \
+            && pass "CRI: a pinned container (cpuset 0, $where) on $what gets 9 arenas without the handler (runc)" \
             || fail "CRI: the pinned container on $what without the handler: $plain arenas, library mapped $plain_maps times, not 9 and 0"
         : > "$runtime_log"
         if pod "arenafix-$img" "$img" arenafix true /bin/arenawait 30 pinned; then
@@ -251,7 +258,7 @@ pinned_part() {
             echo "its cgroup (cpuset): $cg, cpuset.cpus $cpus"
             [ "$count" = "$host" ] && [ "$maps" -gt 0 ] && [ "$cpus" = 0 ] \
                 && echo "$said" | grep -q -F "given the library: /usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so mounted read-only" \
-                && pass "CRI: with runtime_handler arenafix the pinned container on $what gets $count arenas, the host glibc's count (the shim adds the hook: $said)" \
+                && pass "CRI: with runtime_handler arenafix the pinned container ($where) on $what gets $count arenas, the host glibc's count (the shim adds the hook: $said)" \
                 || { fail "CRI: with runtime_handler arenafix, the pinned container on $what: $count arenas (the host $host), library mapped $maps times, cpuset.cpus '$cpus': $said"; cat "$runtime_log"; }
             unpod || fail "the pod on $what with the handler could not be stopped and removed"
         else
@@ -260,8 +267,8 @@ pinned_part() {
     done
 }
 
-# inspect from the host, of the running pinned container of the pod
-# without the handler: containerd, its container's ID, hit.
+# inspect from the host, of the running pinned container of a pod
+# without the handler: containerd, an ID of its pod, hit.
 inspect_part() {
     echo "the pod's sandbox: $hit_pod; its container: $hit_cid, PID $hit_pid"
     echo "its cgroups: $(grep -E ':(cpuset|name=systemd):|^0::' "/proc/$hit_pid/cgroup" | oneline)"
@@ -289,10 +296,12 @@ for p in json.load(sys.stdin)["processes"]:
     *) named= ;;
     esac
     [ -n "$named" ] \
-        && pass "inspect --all --json calls the CRI container hit, engine containerd, by $named" \
+        && pass "inspect --all --json calls the CRI container ($where) hit, engine containerd, by $named" \
         || fail "inspect --all --json said of the CRI container $hit_cid (pod sandbox $hit_pod): $got"
     echo "what inspect --all printed for it:"
-    "$cli" inspect --all 2>/dev/null | grep -E -A 2 "^ *$hit_pid |^fix|^    containerd container" | sed 's/^/  | /'
+    "$cli" inspect --all 2>/dev/null | sed -n -e "/^ *$hit_pid /p" -e '/^fix the containers/p' \
+        -e "/^    containerd container .*, id $(echo "$hit_pod" | cut -c1-12)\|^    containerd container .*, id $(echo "$hit_cid" | cut -c1-12)/{p;n;p}" \
+        | sed 's/^/  | /'
 }
 
 # The musl image with the handler: left alone, as without it.
