@@ -2,7 +2,8 @@
 # here, judged and fixed from the host by arenafix inspect, a scanner in
 # a container, the OCI hook, the CDI spec, and docker and containerd
 # run for real (arenafix-runtime their runtime too), and arenafix-runtime
-# in front of runc (test/containers/README.md).  Root;
+# in front of runc, and containerd's CRI plugin driven as kubelet does
+# (test/containers/README.md).  Root;
 # skipped with the reason where podman or runc cannot run.  Each part
 # runs whether the one before passed or not.
 
@@ -26,4 +27,6 @@ check-containers: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/te
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath $(CLI_HOOK_JSON)) || failed=1; \
 	sh test/containers/runtime.sh $(abspath $(B)/containers-runtime) $(abspath $(CLI_BIN)) $(abspath $(RUNTIME_BIN)) \
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath test/containers/exitwith.c) || failed=1; \
+	sh test/containers/cri.sh $(abspath $(B)/containers-cri) $(abspath $(CLI_BIN)) $(abspath $(RUNTIME_BIN)) \
+	    $(abspath $(B)/test/arenawait) $(abspath $(B)/test/muslwait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	[ $$failed -eq 0 ]

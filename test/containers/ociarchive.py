@@ -1,9 +1,9 @@
 """An OCI image archive of one root file system, for `ctr image import`.
 
-    ociarchive.py ROOTFS_DIR NAME OUT.tar
+    ociarchive.py ROOTFS_DIR NAME OUT.tar [ENTRYPOINT...]
 
 One layer (the folder as tar makes it), a config with no command of its
-own, the name in the index's io.containerd.image.name (what containerd
+own (or the ENTRYPOINT given: a pod sandbox's image needs one), the name in the index's io.containerd.image.name (what containerd
 names the imported image).  No image can be pulled here: this is how
 the suite makes one for containerd from lib.sh's rootfs."""
 import hashlib
@@ -14,6 +14,7 @@ import sys
 import tarfile
 
 root, name, out = sys.argv[1:4]
+entrypoint = sys.argv[4:]
 layer = subprocess.run(["tar", "-C", root, "--numeric-owner", "-c", "."], check=True,
                        stdout=subprocess.PIPE).stdout
 
@@ -22,7 +23,8 @@ def blob(data):
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-config = json.dumps({"architecture": "amd64", "os": "linux", "config": {},
+config = json.dumps({"architecture": "amd64", "os": "linux",
+                     "config": {"Entrypoint": entrypoint} if entrypoint else {},
                      "rootfs": {"type": "layers", "diff_ids": [blob(layer)]}}).encode()
 manifest = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
                        "config": {"mediaType": "application/vnd.oci.image.config.v1+json",
