@@ -243,6 +243,75 @@ START_TEST(cgroups_seen_from_a_pod)
 }
 END_TEST
 
+#define POD "pod6f1c2a4e-8d3b-4f5a-9c7e-0b1d2e3f4a5b"
+#define SYSTEMD_POD "kubepods-besteffort-pod6f1c2a4e_8d3b_4f5a_9c7e_0b1d2e3f4a5b.slice"
+
+/* Kubernetes' pods under each cgroup driver, cgroup v1 (name=systemd)
+ * and v2: the container's ID from where the kubelet and the runtime put
+ * it, never the pod's own cgroup nor one a tenant made below. */
+START_TEST(kubepods_cgroups)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        /* The cgroupfs driver: containerd's bare ID, CRI-O's crio-ID, in
+         * each QoS class (a Guaranteed pod's right under kubepods). */
+        { "9:name=systemd:/kubepods/besteffort/" POD "/" CID "\n4:memory:/kubepods/besteffort/" POD "/" CID
+          "\n0::/kubepods/besteffort/" POD "/" CID "\n", "containerd 0123" },
+        { "0::/kubepods/besteffort/" POD "/" CID "\n", "containerd 0123" },
+        { "0::/kubepods/burstable/" POD "/" CID "\n", "containerd 0123" },
+        { "0::/kubepods/" POD "/" CID "\n", "containerd 0123" },
+        { "9:name=systemd:/kubepods/burstable/" POD "/crio-" CID "\n0::/\n", "cri-o 0123" },
+        { "0::/kubepods/" POD "/crio-" CID "\n", "cri-o 0123" },
+        /* A static pod's UID, a hash. */
+        { "0::/kubepods/besteffort/pod0123456789abcdef0123456789abcdef/" CID "\n", "containerd 0123" },
+        /* The systemd driver, v1 and v2. */
+        { "9:name=systemd:/kubepods.slice/kubepods-besteffort.slice/" SYSTEMD_POD "/cri-containerd-" CID
+          ".scope\n0::/\n", "containerd 0123" },
+        { "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/crio-" CID ".scope\n",
+          "cri-o 0123" },
+        { "0::/kubepods.slice/kubepods-pod1.slice/crio-" CID ".scope/container\n", "cri-o 0123" },
+        /* Seen from a scanner's pod of its own (a DaemonSet's). */
+        { "0::/../../kubepods/besteffort/" POD "/" CID "\n", "containerd 0123" },
+        /* A tenant's cgroups below its container's, naming another's
+         * ID: the container's own, still. */
+        { "0::/kubepods/besteffort/" POD "/" CID "/" FAKE "\n", "containerd 0123" },
+        { "0::/kubepods/" POD "/" CID "/" FAKE "\n", "containerd 0123" },
+        { "0::/kubepods/" POD "/" CID "/crio-" FAKE "\n", "containerd 0123" },
+        { "0::/kubepods/burstable/" POD "/crio-" CID "/" POD "/" FAKE "\n", "cri-o 0123" },
+        /* The pod's own cgroup, the engine's monitor, the classes. */
+        { "0::/kubepods/besteffort/" POD "\n", "" },
+        { "0::/kubepods/besteffort\n", "" },
+        { "0::/kubepods\n", "" },
+        { "0::/kubepods/besteffort/" POD "/crio-conmon-" CID "\n", "" },
+        /* Not an ID: upper case, one digit short or over, a path. */
+        { "0::/kubepods/besteffort/" POD "/0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef\n", "" },
+        { "0::/kubepods/besteffort/" POD "/123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "" },
+        { "0::/kubepods/besteffort/" POD "/" CID "0\n", "" },
+        { "0::/kubepods/besteffort/" POD "/../" CID "\n", "" },
+        { "0::/kubepods/besteffort/" POD "/..\n", "" },
+        { "0::/kubepods/besteffort/../" POD "/" CID "\n", "" },
+        { "0::/kubepods/besteffort/" POD "/crio-../" CID "\n", "" },
+        /* No pod where the pod's cgroup is; no class of the kubelet's. */
+        { "0::/kubepods/besteffort/besteffort/" POD "/" FAKE "\n", "" },
+        { "0::/kubepods/guaranteed/" POD "/" CID "\n", "" },
+        { "0::/kubepods/besteffort/pod/" CID "\n", "" },
+        { "0::/kubepods/besteffort/podXYZ/" CID "\n", "" },
+        { "0::/kubepodsx/besteffort/" POD "/" CID "\n", "" },
+        { "0::/system.slice/kubepods/besteffort/" POD "/" CID "\n", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(docker_cgroup(cases[i].text), cases[i].want) == 0, "%s: want '%s', got '%s'",
+                      cases[i].text, cases[i].want, docker_cgroup(cases[i].text));
+    /* The whole ID, and no name yet: the bundle gives that. */
+    struct afx_container c;
+    const char *text = "0::/kubepods/besteffort/" POD "/" CID "/" FAKE "\n";
+    ck_assert(afx_cgroup_container(text, strlen(text), &c));
+    ck_assert_str_eq(c.id, CID);
+    ck_assert_str_eq(c.name, "");
+}
+END_TEST
+
 /* A copy of timeout(1), which runs its command as its child and waits,
  * named as containerd's shim, in a new directory of the build's (root's
  * alone, as the real shim's /usr/bin is): its path, in shim. */
@@ -509,6 +578,7 @@ Suite *engines_suite(void)
     tcase_add_test(tc, shim_task);
     tcase_add_test(tc, docker_cgroups);
     tcase_add_test(tc, cgroups_seen_from_a_pod);
+    tcase_add_test(tc, kubepods_cgroups);
     suite_add_tcase(s, tc);
     TCase *shims = tcase_create("shims");
     tcase_add_test(shims, shim_names_a_container_of_a_user);
