@@ -2,7 +2,7 @@
  * wrote in the container's bundle (config.json): containerd's
  * io.kubernetes.cri.*, CRI-O's io.kubernetes.pod.* and
  * io.kubernetes.container.name.  Pure: the caller reads the file (root's
- * alone, proc/../inspect/pods.h). */
+ * alone, inspect/pods.h). */
 #ifndef AFX_PODSTATE_H
 #define AFX_PODSTATE_H
 
