@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engines.h"
+#include "pods.h"
 #include "proc/podmanstate.h"
 #include "proc/userns.h"
 #include "readfile.h"
@@ -162,6 +163,8 @@ void afx_container_of(long pid, const char *text, size_t len, struct afx_contain
         podman_name(c);
     else if (strcmp(c->engine, "docker") == 0)
         afx_docker_name_of(c);
+    else
+        afx_pod_name_of(c);
     /* A rootless one: in no cgroup of root's engine (cgroup v1 gives a
      * user's none), but in a namespace the kernel says is a user's.  One
      * root made is root's sandbox (a service's PrivateUsers=yes): its

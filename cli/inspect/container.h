@@ -26,8 +26,9 @@
  * podman's pidfile (root's alone, as above) gives its PID; else it is
  * in no container.  One its cgroup names none of is looked up by the
  * containerd shim it runs under (engines.h), and a docker container's
- * name read from its config.v2.json.  One in no engine's cgroup nor
- * under a shim, but in a user namespace below ours that a user other
+ * name read from its config.v2.json; a Kubernetes pod's (containerd's or
+ * CRI-O's) is named by pod from its bundle's annotations (pods.h).  One
+ * in no engine's cgroup nor under a shim, but in a user namespace below ours that a user other
  * than root made, is that user's (c->userns, its owner and mount
  * namespace from the kernel, userns.h): a rootless container's or a
  * sandbox's, no engine named, nothing of the user's read.  One root made

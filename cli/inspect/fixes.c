@@ -187,6 +187,12 @@ static void print_container(const struct afx_fix *x, FILE *out)
                                                                       : "with no name",
                 x->container.owner, x->pid, afx_escape(x->name, name, sizeof name),
                 afx_escape(x->exe, exe, sizeof exe));
+    else if (x->container.pod_name[0] != '\0')
+        /* A pod's, as kubectl names it. */
+        fprintf(out, "    %s container %s of pod %s/%s, id %.12s: process %ld %s (%s)\n", x->container.engine,
+                x->container.pod_container[0] ? x->container.pod_container : "(its sandbox)", x->container.pod_ns,
+                x->container.pod_name, x->container.id, x->pid, afx_escape(x->name, name, sizeof name),
+                afx_escape(x->exe, exe, sizeof exe));
     else {
         /* An engine's 64-digit ID by its first 12, as its client shows it;
          * a name ctr was given as ID, whole. */
@@ -219,7 +225,7 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
                              "in another sandbox (bubblewrap's, a browser's) is started again under arenafix CMD "
                              "instead:\n"
                            : "fix the containers: run each again (as root) with these options added to its podman run "
-                             "(or docker run; ctr run's for containerd's):\n", out);
+                             "(or docker run; ctr run's for containerd's; a Kubernetes pod's, the line for its spec):\n", out);
             found = afx_find_library(&lib);
         }
         first = false;
@@ -229,9 +235,14 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
                    && strcmp(x->container.ns, "k8s.io") != 0;
         bool runs = rootless || strcmp(x->container.engine, "podman") == 0 || strcmp(x->container.engine, "docker") == 0
                     || ctr;
-        if (!runs)
-            fputs("        (a Kubernetes pod's: mount libarenafix.so read-only in its image's libc directory and "
-                  "name it in LD_PRELOAD, in the pod's spec)\n", out);
+        /* A Kubernetes pod's: its spec selects the fix, the node gives it
+         * (containerd: arenafix-runtime's handler; CRI-O: the hook). */
+        if (!runs && strcmp(x->container.engine, "cri-o") == 0)
+            fputs("        io.arenafix.enable: \"true\"    (in the pod's metadata.annotations, then the pod created "
+                  "again: CRI-O runs arenafix's hook for it)\n", out);
+        else if (!runs)
+            fputs("        runtimeClassName: arenafix    (in the pod's spec, beside its containers, then the pod created "
+                  "again: the RuntimeClass whose handler is the node's arenafix runtime)\n", out);
         else if (!found)
             fputs("        (no libarenafix.so found on this host to mount: install it first)\n", out);
         else if (!mountable(x->libdir))

@@ -115,7 +115,11 @@ static void print_text(const struct afx_report *r)
         printf("  systemd unit:       %s%s\n", esc(r->unit.name), r->unit.user ? " (a user's unit)" : "");
     else
         printf("  systemd unit:       none\n");
-    if (r->container.engine[0] != '\0')
+    if (r->container.engine[0] != '\0' && r->container.pod_name[0] != '\0')
+        printf("  container:          %s %s of pod %s/%s, id %s\n", r->container.engine,
+               r->container.pod_container[0] ? r->container.pod_container : "(its sandbox)", r->container.pod_ns,
+               r->container.pod_name, r->container.id);
+    else if (r->container.engine[0] != '\0')
         printf("  container:          %s %s, id %s\n", r->container.engine,
                r->container.name[0] ? r->container.name : "(name unknown)", r->container.id);
     else if (r->container.userns)

@@ -350,6 +350,11 @@ void afx_report_judge(struct afx_report *r)
         .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
         .glibc = r->state, .glibc_untested = r->untested, .unread = r->unread[0] ? r->unread : NULL,
         .container = afx_in_container(&r->container), .libc = r->libc_kind,
+        /* CRI-O's, or containerd's in its CRI plugin's namespace (a
+         * container ctr runs has its own, its shim says). */
+        .pod = strcmp(r->container.engine, "cri-o") == 0
+               || (strcmp(r->container.engine, "containerd") == 0
+                   && (r->container.ns[0] == '\0' || strcmp(r->container.ns, "k8s.io") == 0)),
     };
     r->health = afx_judge_process(&facts, r->why, sizeof r->why);
 }
@@ -400,6 +405,11 @@ static void report_json(const struct afx_report *r, const char *unreadable, FILE
     afx_json_str(&j, "container_engine", boxed ? r->container.engine : NULL);
     afx_json_str(&j, "container_id", boxed ? r->container.id : NULL);
     afx_json_str(&j, "container_name", boxed && r->container.name[0] ? r->container.name : NULL);
+    /* A Kubernetes pod's, by the CRI annotations of its bundle (root's). */
+    bool pod = boxed && r->container.pod_name[0] != '\0';
+    afx_json_str(&j, "pod_namespace", pod ? r->container.pod_ns : NULL);
+    afx_json_str(&j, "pod_name", pod ? r->container.pod_name : NULL);
+    afx_json_str(&j, "pod_container", pod && r->container.pod_container[0] ? r->container.pod_container : NULL);
     /* A rootless one's user, by the kernel's word; its engine unknown. */
     if (known && r->container.userns)
         afx_json_long(&j, "rootless_owner_uid", (long)r->container.owner);

@@ -126,9 +126,16 @@ void afx_prom_add(struct afx_prom *p, const struct afx_report *r)
      * tenant's): on-call needs it to find the container, and a host's
      * containers are bounded as its units are (the fold below). */
     if (r->container.engine[0] != '\0') {
-        char id[13];
-        snprintf(id, sizeof id, "%.12s", r->container.id);
-        afx_prom_label(r->container.name[0] ? r->container.name : id, new.container, sizeof new.container);
+        /* A pod's as kubectl names it, NAMESPACE/POD/CONTAINER: one
+         * series a container, as for the engines' names. */
+        const struct afx_container *c = &r->container;
+        char id[sizeof c->pod_ns + sizeof c->pod_name + sizeof c->pod_container];
+        if (c->pod_name[0] != '\0')
+            snprintf(id, sizeof id, "%s/%s%s%s", c->pod_ns, c->pod_name, c->pod_container[0] ? "/" : "",
+                     c->pod_container);
+        else
+            snprintf(id, sizeof id, "%.12s", c->id);
+        afx_prom_label(c->name[0] ? c->name : id, new.container, sizeof new.container);
     }
     struct afx_prom_series *s = find(p, &new);
     if (s != NULL) {
@@ -201,7 +208,7 @@ bool afx_prom_write(struct afx_prom *p, const struct afx_prom_facts *f, FILE *ou
     fprintf(out, "arenafix_processes_fixed %ld\n", f->fixed);
     head(out, "arenafix_process_verdict",
          "Hit or at-risk processes, by systemd unit (\"\" if none), container (its name as its engine knows "
-         "it; no label if none) and command name.");
+         "it, a Kubernetes pod's NAMESPACE/POD/CONTAINER; no label if none) and command name.");
     /* The folded in their place among the others, once per verdict. */
     for (int v = 0; v < AFX_HEALTHS; v++)
         if (p->other[v] > 0)

@@ -26,7 +26,7 @@
 struct afx_prom_series {
     char unit[AFX_PROM_LABEL_SIZE];     /* label text, escaped */
     char comm[AFX_PROM_LABEL_SIZE];
-    char container[AFX_PROM_LABEL_SIZE];    /* its name as its engine knows it (else its short ID); "" if none */
+    char container[AFX_PROM_LABEL_SIZE];    /* its name as its engine knows it, a pod's NS/POD/CONTAINER (else its short ID); "" if none */
     enum afx_health verdict;
     int kind;                           /* its unit's, as prometheus.c ranks them */
     bool root;                          /* one of them runs as root (real uid 0) */

@@ -89,6 +89,13 @@ static const char *unit_column(const struct afx_report *r)
     static char column[AFX_ESCAPED_SIZE(AFX_UNIT_MAX) + 16];
     /* A container by its engine's name for it (ID and name are of
      * characters that need no escape). */
+    if (r->container.engine[0] != '\0' && r->container.pod_name[0] != '\0') {
+        /* A pod's as kubectl names it (names the API server accepted). */
+        snprintf(column, sizeof column, "%s:%.12s:%s/%s%s%s", r->container.engine, r->container.id,
+                 r->container.pod_ns, r->container.pod_name, r->container.pod_container[0] ? "/" : "",
+                 r->container.pod_container);
+        return column;
+    }
     if (r->container.engine[0] != '\0') {
         snprintf(column, sizeof column, "%s:%.12s%s%s", r->container.engine, r->container.id,
                  r->container.name[0] ? ":" : "", r->container.name);

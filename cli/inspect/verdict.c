@@ -35,6 +35,9 @@ static const char *advice(const struct afx_process_facts *f, char *buf, size_t s
                             "mallopt(M_ARENA_MAX, %ld) in its code", max, f->online, max);
         return buf;
     }
+    if (!f->arenafix && f->container && f->pod)
+        return "give its pod the fix in its spec and create the pod again (runtimeClassName: arenafix, or on "
+               "CRI-O the annotation io.arenafix.enable: \"true\": the line inspect prints)";
     if (!f->arenafix && f->container)
         return "run its container again with libarenafix mounted and preloaded (the options inspect prints)";
     if (!f->arenafix)

@@ -31,6 +31,7 @@ struct afx_process_facts {
     bool glibc_untested;        /* its glibc was there to test, and was not run (not root's) */
     const char *unread;         /* why it was not read whole, the reason whole; NULL if it was */
     bool container;             /* it runs in a container: the fix is to run the container again */
+    bool pod;                   /* that container is a Kubernetes pod's: the fix is in the pod's spec */
     enum afx_libc_kind libc;
 };
 

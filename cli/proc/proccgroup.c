@@ -232,9 +232,54 @@ static bool prefixed_id(const char *c, size_t n, const char *prefix, const char 
     return true;
 }
 
+static bool named(const char *c, size_t n, const char *name)
+{
+    return n == strlen(name) && memcmp(c, name, n) == 0;
+}
+
+/* "podUID" as the kubelet names a pod's cgroup under the cgroupfs
+ * driver: the API server's UID (a UUID) or a static pod's hash, lower
+ * case hexadecimal digits and '-'. */
+static bool pod_component(const char *c, size_t n)
+{
+    if (n <= 3 || n > 3 + 64 || memcmp(c, "pod", 3) != 0)
+        return false;
+    for (size_t i = 3; i < n; i++)
+        if (!((c[i] >= '0' && c[i] <= '9') || (c[i] >= 'a' && c[i] <= 'f') || c[i] == '-'))
+            return false;
+    return true;
+}
+
+/* Kubernetes' cgroupfs driver: "/kubepods/QOS/podUID/ID", or a
+ * Guaranteed pod's "/kubepods/podUID/ID"; ID containerd's 64 digits or
+ * CRI-O's "crio-ID".  Only there: the pod's own cgroup holds its
+ * containers, and below a container's its processes may name cgroups
+ * as they like, another container's ID among them. */
+static bool kubepods_container(const char *path, size_t len, struct afx_container *c)
+{
+    size_t at = 0, n = 0;
+    const char *part = component(path, len, &at, &n);
+    if (!named(part, n, "kubepods"))
+        return false;
+    part = component(path, len, &at, &n);
+    if (named(part, n, "besteffort") || named(part, n, "burstable"))
+        part = component(path, len, &at, &n);
+    if (!pod_component(part, n))
+        return false;
+    part = component(path, len, &at, &n);
+    if (prefixed_id(part, n, "", "", c->id))
+        snprintf(c->engine, sizeof c->engine, "containerd");
+    else if (prefixed_id(part, n, "crio-", "", c->id))
+        snprintf(c->engine, sizeof c->engine, "cri-o");
+    else
+        return false;
+    return true;
+}
+
 /* The container of one cgroup path, read from where the engine put it:
  * the unit systemd sees (its scope, under the systemd driver) or the
- * first two components (under the cgroupfs driver), never below, where
+ * first two components (under the cgroupfs driver; a Kubernetes pod's
+ * container, the fourth of kubepods_container's), never below, where
  * the container may make cgroups of its own. */
 static bool container_of_path(const char *path, size_t len, struct afx_container *c)
 {
@@ -280,7 +325,7 @@ static bool container_of_path(const char *path, size_t len, struct afx_container
     else if (n1 == sizeof docker - 1 && memcmp(first, docker, n1) == 0 && prefixed_id(second, n2, "", "", c->id))
         snprintf(c->engine, sizeof c->engine, "docker");
     else
-        return false;
+        return kubepods_container(path, len, c);
     return true;
 }
 

@@ -64,6 +64,11 @@ struct afx_container {
     bool userns;
     unsigned owner;             /* that namespace's owner, a uid as ours sees it */
     unsigned long long mntns;   /* its mount namespace's inode: one per container */
+    /* A Kubernetes pod's container, by the CRI annotations of its bundle
+     * (proc/podstate.h): names the API server accepted, "" if unknown. */
+    char pod_ns[64];            /* the pod's namespace, a DNS label */
+    char pod_name[254];         /* the pod's name, a DNS subdomain */
+    char pod_container[64];     /* the container's name in the pod spec; "" for the pod's sandbox */
 };
 
 /* In a container: an engine's, or a user's own. */
@@ -79,7 +84,12 @@ static inline bool afx_in_container(const struct afx_container *c)
  * "libpod-ID.scope", "docker-ID.scope", "cri-containerd-ID.scope" or
  * "crio-ID.scope" (the systemd cgroup driver), or the path's first two
  * components, "/libpod_parent/libpod-ID" or "/docker/ID" (the cgroupfs
- * driver), or, below a system service, the component right under the
+ * driver), or Kubernetes' cgroupfs layout, "/kubepods/QOS/podUID/ID"
+ * (QOS "besteffort" or "burstable"; a Guaranteed pod's is
+ * "/kubepods/podUID/ID"), its fourth (third) component the container's:
+ * containerd's bare 64-digit ID, CRI-O's "crio-ID" (the pod's own
+ * cgroup and a tenant's below the container's are never taken), or,
+ * below a system service, the component right under the
  * unit, "libpod-payload-ID" (podman's --cgroups=split, as in a quadlet's
  * service), with c->below_unit set: the service's own processes could
  * have named that one, so the caller must check it against the engine's

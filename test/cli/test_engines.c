@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "proc/enginestate.h"
+#include "proc/podstate.h"
 #include "proc/proccgroup.h"
 
 #define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -240,6 +242,163 @@ START_TEST(cgroups_seen_from_a_pod)
     const char *service = "0::/../../../../system.slice/nginx.service\n";
     ck_assert(afx_cgroup_unit(service, strlen(service), &u));
     ck_assert_str_eq(u.name, "nginx.service");
+}
+END_TEST
+
+#define POD "pod6f1c2a4e-8d3b-4f5a-9c7e-0b1d2e3f4a5b"
+#define SYSTEMD_POD "kubepods-besteffort-pod6f1c2a4e_8d3b_4f5a_9c7e_0b1d2e3f4a5b.slice"
+
+/* Kubernetes' pods under each cgroup driver, cgroup v1 (name=systemd)
+ * and v2: the container's ID from where the kubelet and the runtime put
+ * it, never the pod's own cgroup nor one a tenant made below. */
+START_TEST(kubepods_cgroups)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        /* The cgroupfs driver: containerd's bare ID, CRI-O's crio-ID, in
+         * each QoS class (a Guaranteed pod's right under kubepods). */
+        { "9:name=systemd:/kubepods/besteffort/" POD "/" CID "\n4:memory:/kubepods/besteffort/" POD "/" CID
+          "\n0::/kubepods/besteffort/" POD "/" CID "\n", "containerd 0123" },
+        { "0::/kubepods/besteffort/" POD "/" CID "\n", "containerd 0123" },
+        { "0::/kubepods/burstable/" POD "/" CID "\n", "containerd 0123" },
+        { "0::/kubepods/" POD "/" CID "\n", "containerd 0123" },
+        { "9:name=systemd:/kubepods/burstable/" POD "/crio-" CID "\n0::/\n", "cri-o 0123" },
+        { "0::/kubepods/" POD "/crio-" CID "\n", "cri-o 0123" },
+        /* A static pod's UID, a hash. */
+        { "0::/kubepods/besteffort/pod0123456789abcdef0123456789abcdef/" CID "\n", "containerd 0123" },
+        /* The systemd driver, v1 and v2. */
+        { "9:name=systemd:/kubepods.slice/kubepods-besteffort.slice/" SYSTEMD_POD "/cri-containerd-" CID
+          ".scope\n0::/\n", "containerd 0123" },
+        { "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/crio-" CID ".scope\n",
+          "cri-o 0123" },
+        { "0::/kubepods.slice/kubepods-pod1.slice/crio-" CID ".scope/container\n", "cri-o 0123" },
+        /* Seen from a scanner's pod of its own (a DaemonSet's). */
+        { "0::/../../kubepods/besteffort/" POD "/" CID "\n", "containerd 0123" },
+        /* A tenant's cgroups below its container's, naming another's
+         * ID: the container's own, still. */
+        { "0::/kubepods/besteffort/" POD "/" CID "/" FAKE "\n", "containerd 0123" },
+        { "0::/kubepods/" POD "/" CID "/" FAKE "\n", "containerd 0123" },
+        { "0::/kubepods/" POD "/" CID "/crio-" FAKE "\n", "containerd 0123" },
+        { "0::/kubepods/burstable/" POD "/crio-" CID "/" POD "/" FAKE "\n", "cri-o 0123" },
+        /* The pod's own cgroup, the engine's monitor, the classes. */
+        { "0::/kubepods/besteffort/" POD "\n", "" },
+        { "0::/kubepods/besteffort\n", "" },
+        { "0::/kubepods\n", "" },
+        { "0::/kubepods/besteffort/" POD "/crio-conmon-" CID "\n", "" },
+        /* Not an ID: upper case, one digit short or over, a path. */
+        { "0::/kubepods/besteffort/" POD "/0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef\n", "" },
+        { "0::/kubepods/besteffort/" POD "/123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "" },
+        { "0::/kubepods/besteffort/" POD "/" CID "0\n", "" },
+        { "0::/kubepods/besteffort/" POD "/../" CID "\n", "" },
+        { "0::/kubepods/besteffort/" POD "/..\n", "" },
+        { "0::/kubepods/besteffort/../" POD "/" CID "\n", "" },
+        { "0::/kubepods/besteffort/" POD "/crio-../" CID "\n", "" },
+        /* No pod where the pod's cgroup is; no class of the kubelet's. */
+        { "0::/kubepods/besteffort/besteffort/" POD "/" FAKE "\n", "" },
+        { "0::/kubepods/guaranteed/" POD "/" CID "\n", "" },
+        { "0::/kubepods/besteffort/pod/" CID "\n", "" },
+        { "0::/kubepods/besteffort/podXYZ/" CID "\n", "" },
+        { "0::/kubepods/besteffort/6f1c2a4e-8d3b-4f5a-9c7e-0b1d2e3f4a5b/" CID "\n", "" },
+        { "0::/kubepods/besteffort/pod" CID "0/" CID "\n", "" },
+        { "0::/kubepodsx/besteffort/" POD "/" CID "\n", "" },
+        { "0::/system.slice/kubepods/besteffort/" POD "/" CID "\n", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(docker_cgroup(cases[i].text), cases[i].want) == 0, "%s: want '%s', got '%s'",
+                      cases[i].text, cases[i].want, docker_cgroup(cases[i].text));
+    /* The whole ID, and no name yet: the bundle gives that. */
+    struct afx_container c;
+    const char *text = "0::/kubepods/besteffort/" POD "/" CID "/" FAKE "\n";
+    ck_assert(afx_cgroup_container(text, strlen(text), &c));
+    ck_assert_str_eq(c.id, CID);
+    ck_assert_str_eq(c.name, "");
+}
+END_TEST
+
+/* A bundle's config.json as containerd's CRI plugin writes it (the
+ * parts inspect reads), with annotations ANN and cgroupsPath PATH. */
+#define BUNDLE(ann, path) "{\"ociVersion\":\"1.0.2-dev\",\"process\":{\"env\":[\"io.kubernetes.cri.sandbox-name=evil\"]}," \
+                          "\"annotations\":{" ann "},\"linux\":{\"cgroupsPath\":\"" path "\"}}"
+#define CRI_ANN(type, name) "\"io.kubernetes.cri.container-type\":\"" type "\",\"io.kubernetes.cri.sandbox-id\":\"" FAKE \
+                            "\",\"io.kubernetes.cri.sandbox-name\":\"pinned-7d9f-x2x\"," \
+                            "\"io.kubernetes.cri.sandbox-namespace\":\"telco\"" name
+#define CRIO_ANN(name) "\"io.kubernetes.pod.name\":\"pinned\",\"io.kubernetes.pod.namespace\":\"default\"," \
+                       "\"io.kubernetes.container.name\":\"" name "\""
+
+/* "NS/POD/CONTAINER" from json for container CID of engine, "!" if none. */
+static const char *pod_of(const char *engine, const char *json)
+{
+    static char got[512];
+    struct afx_container c = { 0 };
+    snprintf(c.engine, sizeof c.engine, "%s", engine);
+    snprintf(c.id, sizeof c.id, "%s", CID);
+    if (!afx_pod_annotations(json, strlen(json), &c)) {
+        ck_assert_msg(c.pod_ns[0] == '\0' && c.pod_name[0] == '\0' && c.pod_container[0] == '\0', "%s", json);
+        return "!";
+    }
+    snprintf(got, sizeof got, "%s/%s/%s", c.pod_ns, c.pod_name, c.pod_container);
+    return got;
+}
+
+START_TEST(pod_annotations)
+{
+    static const struct {
+        const char *engine, *json, *want;
+    } cases[] = {
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"dpdk\""),
+                               "/kubepods/besteffort/" POD "/" CID), "telco/pinned-7d9f-x2x/dpdk" },
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"dpdk\""),
+                               SYSTEMD_POD ":cri-containerd:" CID), "telco/pinned-7d9f-x2x/dpdk" },
+        /* The pause container: the pod's sandbox, no container's name. */
+        { "containerd", BUNDLE(CRI_ANN("sandbox", ""), "/kubepods/besteffort/" POD "/" CID), "telco/pinned-7d9f-x2x/" },
+        { "cri-o", BUNDLE(CRIO_ANN("web"), "/kubepods/besteffort/" POD "/crio-" CID), "default/pinned/web" },
+        { "cri-o", BUNDLE(CRIO_ANN("web"), SYSTEMD_POD ":crio:" CID), "default/pinned/web" },
+        { "cri-o", BUNDLE(CRIO_ANN("POD"), SYSTEMD_POD ":crio:" CID), "default/pinned/" },
+        /* Each engine's own annotations only; a docker container's none. */
+        { "cri-o", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"dpdk\""),
+                          "/kubepods/besteffort/" POD "/crio-" CID), "!" },
+        { "containerd", BUNDLE(CRIO_ANN("web"), "/kubepods/besteffort/" POD "/" CID), "!" },
+        { "docker", BUNDLE(CRIO_ANN("web"), "/kubepods/besteffort/" POD "/" CID), "!" },
+        /* Another container's bundle (its cgroup is another's), or one
+         * of no cgroup. */
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"dpdk\""),
+                               "/kubepods/besteffort/" POD "/" FAKE), "!" },
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"dpdk\""),
+                               "/kubepods/besteffort/" POD "/x" CID), "!" },
+        { "containerd", "{\"annotations\":{" CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"dpdk\"")
+                        "}}", "!" },
+        /* A container with no name, of no type, of a type unknown. */
+        { "containerd", BUNDLE(CRI_ANN("container", ""), "/kubepods/besteffort/" POD "/" CID), "!" },
+        { "containerd", BUNDLE(CRI_ANN("podsandbox", ",\"io.kubernetes.cri.container-name\":\"dpdk\""),
+                               "/kubepods/besteffort/" POD "/" CID), "!" },
+        /* Names the API server refuses: a tenant's terminal or path. */
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"Dpdk\""),
+                               "/kubepods/besteffort/" POD "/" CID), "!" },
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"a/b\""),
+                               "/kubepods/besteffort/" POD "/" CID), "!" },
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"a\\nb\""),
+                               "/kubepods/besteffort/" POD "/" CID), "!" },
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"-a\""),
+                               "/kubepods/besteffort/" POD "/" CID), "!" },
+        { "containerd", BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"a.b\""),
+                               "/kubepods/besteffort/" POD "/" CID), "!" },
+        { "cri-o", BUNDLE("\"io.kubernetes.pod.name\":\"pinned\",\"io.kubernetes.pod.namespace\":\"de fault\","
+                          "\"io.kubernetes.container.name\":\"web\"", SYSTEMD_POD ":crio:" CID), "!" },
+        { "cri-o", BUNDLE("\"io.kubernetes.pod.name\":\"pinned\\u001b[2J\",\"io.kubernetes.pod.namespace\":\"default\","
+                          "\"io.kubernetes.container.name\":\"web\"", SYSTEMD_POD ":crio:" CID), "!" },
+        { "cri-o", BUNDLE("\"io.kubernetes.pod.name\":\"0123456789012345678901234567890123456789012345678901234567890123\","
+                          "\"io.kubernetes.pod.namespace\":\"0123456789012345678901234567890123456789012345678901234567890123\","
+                          "\"io.kubernetes.container.name\":\"web\"", SYSTEMD_POD ":crio:" CID), "!" },
+        /* Named twice (Go's reader takes the last, ours the first). */
+        { "cri-o", BUNDLE(CRIO_ANN("web") ",\"io.kubernetes.container.name\":\"db\"", SYSTEMD_POD ":crio:" CID), "!" },
+        /* Not one JSON object. */
+        { "cri-o", BUNDLE(CRIO_ANN("web"), SYSTEMD_POD ":crio:" CID) "}", "!" },
+        { "cri-o", "{\"annotations\":{" CRIO_ANN("web") "},\"linux\":{\"cgroupsPath\":\"x:crio:" CID "\"}", "!" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(strcmp(pod_of(cases[i].engine, cases[i].json), cases[i].want) == 0, "%s %s: want %s, got %s",
+                      cases[i].engine, cases[i].json, cases[i].want, pod_of(cases[i].engine, cases[i].json));
 }
 END_TEST
 
@@ -499,6 +658,150 @@ START_TEST(users_shim_names_no_container)
 }
 END_TEST
 
+/* The cgroup hierarchies a process is placed in here: name=systemd and
+ * the unified one on a hybrid host, the one of cgroup v2 alone. */
+static const char *const hierarchies[] = { "/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+#define LEVELS 4
+
+/* The cgroupfs driver's cgroup of container CID in a besteffort pod
+ * (its UID of this test's PID, so that runs side by side never share
+ * one), made in each hierarchy: in made[h][level], what this made. */
+static void make_kubepods(char paths[3][LEVELS][PATH_MAX], bool made[3][LEVELS], char *cg, size_t size)
+{
+    snprintf(cg, size, "/kubepods/besteffort/pod%08x-0000-4000-8000-%012lx/" CID, (unsigned)getpid(),
+             (unsigned long)time(NULL));
+    for (size_t h = 0; h < 3; h++) {
+        char procs[PATH_MAX];
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", hierarchies[h]);
+        bool here = access(procs, F_OK) == 0;
+        for (int level = 0, at = 0; level < LEVELS; level++) {
+            at += (int)strcspn(cg + at + 1, "/") + 1;
+            snprintf(paths[h][level], sizeof paths[h][level], "%s%.*s", hierarchies[h], at, cg);
+            made[h][level] = here && mkdir(paths[h][level], 0755) == 0;
+        }
+    }
+}
+
+static void remove_kubepods(char paths[3][LEVELS][PATH_MAX], const bool made[3][LEVELS])
+{
+    for (size_t h = 0; h < 3; h++)
+        for (int level = LEVELS - 1; level >= 0; level--)
+            if (made[h][level])
+                rmdir(paths[h][level]);
+}
+
+/* A pinned process on the affected glibc in a Kubernetes pod's container
+ * as containerd's CRI plugin runs it under the cgroupfs driver: its
+ * cgroup /kubepods/besteffort/podUID/ID (in every hierarchy), in a mount
+ * namespace of its own, its bundle's config.json (root's) in containerd's
+ * run directory, a tmpfs over /run in the mount namespace where inspect
+ * runs (so that nothing of the host's /run changes).  inspect names it by
+ * its pod (text, JSON, metrics), takes its ID from its cgroup, and prints
+ * the pod's fix, runtimeClassName; a bundle file that is not root's, or
+ * a link, names nothing. */
+START_TEST(pod_container_named_by_pod)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to make cgroups and mount a tmpfs)\n", __func__);
+        return;
+    }
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char paths[3][LEVELS][PATH_MAX], cg[256], dir[PATH_MAX], config[PATH_MAX + 16];
+    bool made[3][LEVELS];
+    make_kubepods(paths, made, cg, sizeof cg);
+    bool placed = false;
+    for (size_t h = 0; h < 3; h++)
+        placed = placed || made[h][LEVELS - 1];
+    if (!placed) {
+        remove_kubepods(paths, made);
+        printf("SKIP %s: no cgroup hierarchy to make %s in\n", __func__, cg);
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/pod-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(dir) != NULL && chmod(dir, 0755) == 0);
+    snprintf(config, sizeof config, "%s/config.json", dir);
+    FILE *f = fopen(config, "w");
+    ck_assert(f != NULL);
+    fprintf(f, BUNDLE(CRI_ANN("container", ",\"io.kubernetes.cri.container-name\":\"dpdk\""), "%s") "\n", cg);
+    fclose(f);
+    /* Each hierarchy made, the process joins; then a mount namespace of
+     * its own, as a container's. */
+    char join[3 * PATH_MAX + 128] = "", cmd[8 * PATH_MAX];
+    for (size_t h = 0; h < 3; h++)
+        if (made[h][LEVELS - 1]) {
+            size_t n = strlen(join);
+            snprintf(join + n, sizeof join - n, "echo $$ > %s/cgroup.procs; ", paths[h][LEVELS - 1]);
+        }
+    static const char bundle[] = "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" CID;
+    snprintf(cmd, sizeof cmd,
+             "set -e; mount -t tmpfs -o mode=0755 arenafix-test /run; mkdir -p %s; cp %s %s/config.json; %s"
+             "exec unshare --mount %s --library-path %s %s 30 pinned",
+             bundle, config, bundle, join, affected_loader(g), g, test_prog("arenawait"));
+    struct live l;
+    live_start(&l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
+    long inside = child_elsewhere(l.pid);
+    char ns[64], pid[32];
+    snprintf(ns, sizeof ns, "--mount=/proc/%ld/ns/mnt", (long)l.pid);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    struct run json, text, all, prom, bad, link;
+    run(&json, NULL, ARGV("nsenter", ns, cli(), "inspect", "--json", pid));
+    run(&all, NULL, ARGV("nsenter", ns, cli(), "inspect", "--all"));
+    run(&text, NULL, ARGV("nsenter", ns, cli(), "inspect", pid));
+    run(&prom, NULL, ARGV("nsenter", ns, cli(), "inspect", "--all", "--prometheus", "--no-probe"));
+    /* The bundle's file another's, then a link to root's own. */
+    char chown_cmd[PATH_MAX + 64], link_cmd[4 * PATH_MAX];
+    snprintf(chown_cmd, sizeof chown_cmd, "chown 65534 %s/config.json", bundle);
+    run(&bad, NULL, ARGV("nsenter", ns, "sh", "-c", chown_cmd));
+    run_free(&bad);
+    run(&bad, NULL, ARGV("nsenter", ns, cli(), "inspect", "--json", pid));
+    snprintf(link_cmd, sizeof link_cmd, "set -e; mkdir /run/real; cp %s /run/real/config.json; "
+             "rm %s/config.json; ln -s /run/real/config.json %s/config.json", config, bundle, bundle);
+    run(&link, NULL, ARGV("nsenter", ns, "sh", "-c", link_cmd));
+    ck_assert_status(&link, 0);
+    run_free(&link);
+    run(&link, NULL, ARGV("nsenter", ns, cli(), "inspect", "--json", pid));
+    live_stop(&l);
+    remove_kubepods(paths, made);
+    unlink(config);
+    rmdir(dir);
+    ck_assert_msg(inside > 0, "no child in a mount namespace of its own");
+    ck_assert_msg(l.arenas == 9, "the affected glibc gave %d arenas, not 9", l.arenas);
+    ck_assert_msg(strstr(json.out, "\"verdict\":\"hit\"") != NULL
+                      && strstr(json.out, "\"container_engine\":\"containerd\",\"container_id\":\"" CID "\","
+                                          "\"container_name\":null,\"pod_namespace\":\"telco\","
+                                          "\"pod_name\":\"pinned-7d9f-x2x\",\"pod_container\":\"dpdk\"") != NULL,
+                  "inspect --json %s: %s%s", pid, json.out, json.err);
+    ck_assert_msg(strstr(text.out, "  container:          containerd dpdk of pod telco/pinned-7d9f-x2x, id " CID "\n")
+                      != NULL
+                      && strstr(text.out, "    containerd container dpdk of pod telco/pinned-7d9f-x2x, id 0123456789ab: "
+                                          "process ") != NULL
+                      && strstr(text.out, "\n        runtimeClassName: arenafix    (in the pod's spec") != NULL
+                      && strstr(text.out, "-v ") == NULL && strstr(text.out, "--mount ") == NULL,
+                  "inspect %s:\n%s%s", pid, text.out, text.err);
+    ck_assert_msg(strstr(all.out, " containerd:0123456789ab:telco/pinned-7d9f-x2x/dpdk ") != NULL,
+                  "inspect --all: %s", lines_with(all.out, "containerd"));
+    ck_assert_msg(strstr(prom.out, "container=\"telco/pinned-7d9f-x2x/dpdk\",comm=\"ld-linux-x86-64\",verdict=\"hit\"} 1\n")
+                      != NULL,
+                  "inspect --all --prometheus: %s", lines_with(prom.out, "arenafix_process_verdict"));
+    ck_assert_msg(strstr(bad.out, "\"container_id\":\"" CID "\"") != NULL
+                      && strstr(bad.out, "\"pod_namespace\":null,\"pod_name\":null,\"pod_container\":null") != NULL
+                      && strstr(bad.out, "telco") == NULL,
+                  "a bundle file of another's: %s", bad.out);
+    ck_assert_msg(strstr(link.out, "\"pod_namespace\":null") != NULL && strstr(link.out, "telco") == NULL,
+                  "a bundle file that is a link: %s", link.out);
+    run_free(&json);
+    run_free(&text);
+    run_free(&all);
+    run_free(&prom);
+    run_free(&bad);
+    run_free(&link);
+}
+END_TEST
+
 Suite *engines_suite(void)
 {
     Suite *s = suite_create("engines");
@@ -509,6 +812,8 @@ Suite *engines_suite(void)
     tcase_add_test(tc, shim_task);
     tcase_add_test(tc, docker_cgroups);
     tcase_add_test(tc, cgroups_seen_from_a_pod);
+    tcase_add_test(tc, kubepods_cgroups);
+    tcase_add_test(tc, pod_annotations);
     suite_add_tcase(s, tc);
     TCase *shims = tcase_create("shims");
     tcase_add_test(shims, shim_names_a_container_of_a_user);
@@ -517,6 +822,7 @@ Suite *engines_suite(void)
     tcase_add_test(shims, own_root_elsewhere_not_run);
     tcase_add_test(shims, same_id_two_namespaces);
     tcase_add_test(shims, shim_of_a_removed_program);
+    tcase_add_test(shims, pod_container_named_by_pod);
     tcase_set_timeout(shims, 120);
     suite_add_tcase(s, shims);
     return s;
