@@ -227,8 +227,7 @@ bool run_blinded_root(struct run *r, struct live *l, const char *args, const cha
 
 /* ---- a container's process: its own mount namespace and root ---------- */
 
-/* The child of pid in another mount namespace than ours; -1 if none. */
-static long child_in_other_mounts(long pid)
+long child_in_other_mounts(long pid)
 {
     char path[64], text[256], ns[64], ours[64];
     snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);

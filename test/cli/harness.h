@@ -79,6 +79,9 @@ void live_stop(struct live *l);
  * be mounted or not root. */
 bool run_blinded_root(struct run *r, struct live *l, const char *args, const char *test);
 
+/* The child of pid in another mount namespace than ours; -1 if none. */
+long child_in_other_mounts(long pid);
+
 /* arenawait's 30 pinned threads on the affected glibc g, as a
  * container's process: in a mount namespace of its own, its root
  * (pivot_root) a tree made in a new directory of the build's, named in
