@@ -270,11 +270,12 @@ static void print_own_root(const struct afx_fix *x, const struct afx_library *li
             afx_escape(x->exe, exe, sizeof exe));
     if (x->unit.name[0] == '\0') {
         fputs(", in no unit\n", out);
+    } else if (x->unit.user || !afx_unit_commandable(x->unit.name)) {
+        fprintf(out, " under %s%s\n", afx_escape(x->unit.name, unit, sizeof unit), x->unit.user ? " (a user's unit)" : "");
     } else {
         afx_escape(x->unit.name, unit, sizeof unit);
-        fprintf(out, " under %s%s: arenafix enable %s would not reach it (the drop-in's LD_PRELOAD reaches the "
-                "unit's own processes, the engine's, never a process in another root)\n", unit,
-                x->unit.user ? " (a user's unit)" : "", unit);
+        fprintf(out, " under %s: arenafix enable %s would not reach it (the drop-in's LD_PRELOAD reaches the unit's "
+                "own processes, the engine's, never a process in another root)\n", unit, unit);
     }
     if (!x->unit.user && nspawn_machine(x->unit.name, raw, sizeof raw)) {
         afx_escape(raw, machine, sizeof machine);
