@@ -29,17 +29,27 @@
 #include "rootdir.h"
 #include "systemctl.h"
 #include "unitfile.h"
+#include "unitprocs.h"
 
 #define SYSTEM_DIR "etc/systemd/system"
 #define DROPIN "arenafix.conf"
 #define PRELOAD_FILE "etc/ld.so.preload"
 #define MAX_PRELOAD_FILE (1u << 20)
 
+/* At most this many of a unit's processes in a root of their own are named. */
+#define CONTAINED_NAMED 8
+
 struct dropin {
     char unit[256];
     char path[2 * PATH_MAX];    /* as it is named: escaped where printed */
     const char *systemd;        /* what systemd made of it */
     char next[1024];             /* the command to run next, or "" */
+    /* Its unit's processes in a root of their own on this host (a
+     * container's, unitprocs.h), which the drop-in never reaches: how
+     * many, the first ones; looked for only without --root. */
+    bool looked;
+    size_t ncontained;
+    long contained[CONTAINED_NAMED];
 };
 
 struct preload_line {
@@ -165,6 +175,14 @@ static void look_at(struct status *s, const char *name)
     d->systemd = s->root_option ? "not asked, --root" : "not running here";
     if (s->asked)
         ask_about(s, d, rel, &st);
+    if (!s->root_option) {
+        d->looked = true;
+        d->ncontained = afx_unit_own_roots(d->unit, d->contained, CONTAINED_NAMED);
+        /* After a restart of the unit, if one is due: that would not
+         * reach them either. */
+        if (d->ncontained > 0 && d->next[0] == '\0')
+            snprintf(d->next, sizeof d->next, "arenafix inspect %ld", d->contained[0]);
+    }
 }
 
 static int by_unit(const void *a, const void *b)
@@ -312,9 +330,18 @@ static void print_text(const struct status *s)
                s->lines[i].number, shown(s->lines[i].text));
     if (s->ndropins == 0)
         printf("drop-ins:       none\n");
-    for (size_t i = 0; i < s->ndropins; i++)
-        printf("drop-in:        %s: %s (systemd: %s)\n", shown(s->dropins[i].unit), shown(s->dropins[i].path),
-               s->dropins[i].systemd);
+    for (size_t i = 0; i < s->ndropins; i++) {
+        const struct dropin *d = &s->dropins[i];
+        printf("drop-in:        %s: %s (systemd: %s)\n", shown(d->unit), shown(d->path), d->systemd);
+        if (d->ncontained == 0)
+            continue;
+        printf("not reached:    %s runs %zu process%s in a root of %s own, which the drop-in never reaches (a "
+               "container's: systemd-nspawn's payload, a podman run under the unit): PID", shown(d->unit),
+               d->ncontained, d->ncontained == 1 ? "" : "es", d->ncontained == 1 ? "its" : "their");
+        for (size_t k = 0; k < d->ncontained && k < CONTAINED_NAMED; k++)
+            printf("%s %ld", k > 0 ? "," : "", d->contained[k]);
+        printf("%s; arenafix inspect PID gives each its fix\n", d->ncontained > CONTAINED_NAMED ? ", ..." : "");
+    }
     for (size_t i = 0; i < s->ndropins; i++)
         if (s->dropins[i].next[0] != '\0')
             printf("next:           %s\n", shown(s->dropins[i].next));
@@ -361,6 +388,16 @@ static void json_dropin(const struct status *s, size_t i, FILE *f)
     afx_json_quote(f, d->systemd);
     fputs(",\"next\":", f);
     afx_json_quote(f, d->next[0] != '\0' ? d->next : NULL);
+    /* null where not looked for (--root); the first ones, and how many. */
+    fputs(",\"not_reached\":", f);
+    if (!d->looked) {
+        fputs("null,\"not_reached_count\":null", f);
+    } else {
+        fputc('[', f);
+        for (size_t k = 0; k < d->ncontained && k < CONTAINED_NAMED; k++)
+            fprintf(f, "%s%ld", k > 0 ? "," : "", d->contained[k]);
+        fprintf(f, "],\"not_reached_count\":%zu", d->ncontained);
+    }
     fputc('}', f);
 }
 
@@ -458,7 +495,8 @@ static const char status_help[] =
     "What arenafix changed: the drop-ins arenafix enable wrote and whether systemd\n"
     "loaded them, /etc/ld.so.preload, the library, the host's glibc, and what gives\n"
     "containers the fix: the OCI hook's hooks.d entry and what it last logged, CDI\n"
-    "specs, and engines configured with arenafix-runtime.\n"
+    "specs, and engines configured with arenafix-runtime.  A unit with a drop-in\n"
+    "that runs processes in a root of their own (a container) is named: not reached.\n"
     "\n"
     "Options:\n"
     "  -j, --json       one JSON object, for a script\n"

@@ -22,10 +22,12 @@
 #include "library.h"
 #include "preload.h"
 #include "proc/proccgroup.h"
+#include "readfile.h"
 #include "rootdir.h"
 #include "systemctl.h"
 #include "unitenv.h"
 #include "unitfile.h"
+#include "unitprocs.h"
 
 #define DROPIN "arenafix.conf"
 #define SYSTEM_DIR "etc/systemd/system"
@@ -341,6 +343,41 @@ static bool warn_later(const struct target *t, const struct reading *r, const ch
     return ok;
 }
 
+/* At most this many of a unit's processes in a root of their own are named. */
+#define CONTAINED_NAMED 8
+
+/* The unit runs processes in a root of their own (unitprocs.h) on this
+ * host: the drop-in's LD_PRELOAD would reach the unit's own processes,
+ * the engine's, never those, and the unit's main process would then
+ * pass for fixed.  Refused, said why; with --force, written for the
+ * unit's own processes, said all the same.  True if refused. */
+static bool refuse_contained(const struct target *t, bool force)
+{
+    long pids[CONTAINED_NAMED];
+    size_t n = t->root.host ? afx_unit_own_roots(t->unit, pids, CONTAINED_NAMED) : 0;
+    if (n == 0)
+        return false;
+    char list[CONTAINED_NAMED * (24 + AFX_ESCAPED_SIZE(16))] = "", path[64], name[AFX_ESCAPED_SIZE(16)];
+    size_t used = 0;
+    for (size_t i = 0; i < n && i < CONTAINED_NAMED; i++) {
+        size_t len = 0;
+        afx_proc_path(path, sizeof path, pids[i], "/comm");
+        char *comm = afx_slurp_max(path, 64, NULL, &len);
+        if (comm != NULL && len > 0 && comm[len - 1] == '\n')
+            comm[len - 1] = '\0';
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%ld %s", i > 0 ? ", " : "", pids[i],
+                                 comm != NULL ? afx_escape(comm, name, sizeof name) : "(gone)");
+        free(comm);
+    }
+    afx_error("%s%s runs %zu process%s in a root of %s own (%s%s): a container's (systemd-nspawn's payload, a podman "
+              "run under the unit, a RootDirectory=); the drop-in's LD_PRELOAD reaches the unit's own processes, "
+              "the engine's, never %s, and arenafix inspect PID gives each its fix%s",
+              force ? "warning: --force: " : "enable: ", t->unit, n, n == 1 ? "" : "es", n == 1 ? "its" : "their",
+              list, n > CONTAINED_NAMED ? ", ..." : "", n == 1 ? "it" : "those",
+              force ? "" : "; use --force to write the drop-in for the unit's own processes all the same");
+    return !force;
+}
+
 static int enable(const struct target *t, bool dry_run, bool force)
 {
     if (afx_unit_is_template(t->unit)) {
@@ -397,6 +434,8 @@ static int enable(const struct target *t, bool dry_run, bool force)
     else if (masked)
         afx_error("note: %s is masked; the drop-in takes effect once it is unmasked", t->unit);
     if (asked && !missing && !agrees_with_systemd(t, &v, &r.now))
+        goto out;
+    if (refuse_contained(t, force))
         goto out;
     list = afx_preload_append(r.before.state == AFX_ENV_SET ? r.before.preload : NULL, lib.preload, lib.file);
     text = list != NULL ? afx_dropin_text(t->unit, list) : NULL;
@@ -475,7 +514,9 @@ static const char enable_help[] =
     "\n"
     "Options:\n"
     "  -n, --dry-run    print the drop-in, write nothing\n"
-    "  -f, --force      write it for a unit that is not installed yet\n"
+    "  -f, --force      write it for a unit that is not installed yet, or one that\n"
+    "                   runs a container (processes in a root of their own, which\n"
+    "                   the drop-in never reaches: refused without it)\n"
     "  -r, --root DIR   the image under DIR, by its files alone (systemd not asked)\n"
     "  -h, --help       print this help and exit\n"
     "\n"
@@ -484,7 +525,8 @@ static const char enable_help[] =
     "  arenafix enable --dry-run nginx         show the drop-in first\n"
     "  arenafix enable --root /srv/img web     in an image, before it boots\n"
     "\n"
-    "Exit status: 0 written (--dry-run: would be), 1 failure or no such unit,\n"
+    "Exit status: 0 written (--dry-run: would be), 1 failure, no such unit, or a\n"
+    "unit running a container,\n"
     "2 usage error.  Then: systemctl daemon-reload && systemctl restart UNIT.\n"
     "See arenafix(1).\n";
 

@@ -153,8 +153,12 @@ void afx_container_of(long pid, const char *text, size_t len, struct afx_contain
 {
     if (text == NULL || !afx_cgroup_container(text, len, c))
         *c = (struct afx_container){ 0 };
-    if (c->below_unit && !podman_member(pid, c))
+    if (c->below_unit && !podman_member(pid, c)) {
+        char id[sizeof c->id];
+        snprintf(id, sizeof id, "%s", c->id);
         *c = (struct afx_container){ 0 };
+        snprintf(c->unconfirmed, sizeof c->unconfirmed, "%s", id);
+    }
     /* Where its cgroup names none (docker's --cgroup-parent, a
      * container ctr runs), the shim it runs under may. */
     if (c->engine[0] == '\0')

@@ -14,6 +14,7 @@ enum fix_kind {
     FIX_LOADED,     /* libarenafix is loaded: its reason says what to change */
     FIX_WRAP,       /* no system service to enable: arenafix CMD */
     FIX_CONTAINER,  /* in a container: run it again with the library mounted */
+    FIX_OWN_ROOT,   /* in a root of its own, no engine's files name it: its unit's drop-in never reaches it */
     FIX_STATIC,     /* glibc linked in: no preload reaches it */
 };
 
@@ -47,6 +48,7 @@ void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
     x->kind = r->libc_kind == AFX_LIBC_STATIC_GLIBC ? FIX_STATIC
               : r->maps.arenafix ? FIX_LOADED
               : afx_in_container(&r->container) ? FIX_CONTAINER
+              : r->own_root ? FIX_OWN_ROOT
               : !r->unit.user && afx_unit_commandable(r->unit.name) ? FIX_SERVICE : FIX_WRAP;
     x->container = r->container;
     snprintf(x->libdir, sizeof x->libdir, "%s", r->maps.libc.path);
@@ -256,10 +258,89 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
     }
 }
 
+/* The nspawn container's name in unit, "systemd-nspawn@NAME.service",
+ * into out; false if unit is not that template's. */
+static bool nspawn_machine(const char *unit, char *out, size_t size)
+{
+    static const char prefix[] = "systemd-nspawn@", suffix[] = ".service";
+    size_t n = strlen(unit), p = sizeof prefix - 1, q = sizeof suffix - 1;
+    if (n <= p + q || strncmp(unit, prefix, p) != 0 || strcmp(unit + n - q, suffix) != 0 || n - p - q >= size)
+        return false;
+    snprintf(out, size, "%.*s", (int)(n - p - q), unit + p);
+    return true;
+}
+
+/* One process in a root of its own: where it runs, that its unit's
+ * drop-in does not reach it, and what does. */
+static void print_own_root(const struct afx_fix *x, const struct afx_library *lib, bool found, FILE *out)
+{
+    static char name[AFX_ESCAPED_SIZE(64)], exe[AFX_ESCAPED_SIZE(PATH_MAX)], unit[AFX_ESCAPED_SIZE(AFX_UNIT_MAX)];
+    static char machine[AFX_ESCAPED_SIZE(AFX_UNIT_MAX)];
+    char raw[AFX_UNIT_MAX];
+    fprintf(out, "    process %ld %s (%s), in a root of its own", x->pid, afx_escape(x->name, name, sizeof name),
+            afx_escape(x->exe, exe, sizeof exe));
+    if (x->unit.name[0] == '\0') {
+        fputs(", in no unit\n", out);
+    } else if (x->unit.user || !afx_unit_commandable(x->unit.name)) {
+        fprintf(out, " under %s%s\n", afx_escape(x->unit.name, unit, sizeof unit), x->unit.user ? " (a user's unit)" : "");
+    } else {
+        afx_escape(x->unit.name, unit, sizeof unit);
+        fprintf(out, " under %s: arenafix enable %s would not reach it (the drop-in's LD_PRELOAD reaches the unit's "
+                "own processes, the engine's, never a process in another root)\n", unit, unit);
+    }
+    if (!x->unit.user && nspawn_machine(x->unit.name, raw, sizeof raw)) {
+        afx_escape(raw, machine, sizeof machine);
+        fprintf(out, "        (systemd-nspawn's container %s: fix it inside, as a host of its own: arenafix installed "
+                "there, arenafix enable of its service there; or bind the library in, BindReadOnly= in "
+                "/etc/systemd/nspawn/%s.nspawn, and name it in that service's LD_PRELOAD)\n", machine, machine);
+        return;
+    }
+    if (x->container.unconfirmed[0] != '\0')
+        fprintf(out, "        (its cgroup names podman container %.12s, which podman's default storage does not hold: a "
+                "podman with a --root of its own, as the unit runs it; add these options to that podman run, or "
+                "--annotation io.arenafix.enable=true with the OCI hook installed, or --runtime "
+                "/usr/bin/arenafix-runtime)\n", x->container.unconfirmed);
+    else
+        fputs("        (a container its engine runs, or a service's RootDirectory=: give the container the library as "
+              "its engine allows: the OCI hook (annotation io.arenafix.enable=true), arenafix-runtime as its runtime, "
+              "or these options of podman run and docker run)\n", out);
+    if (!found)
+        fputs("        (no libarenafix.so found on this host to mount: install it first)\n", out);
+    else if (!mountable(x->libdir))
+        fputs("        (its libc's directory cannot be named in a mount option: mount libarenafix.so "
+              "where its loader looks and name it in LD_PRELOAD)\n", out);
+    else if (x->preload_long || !printable(x->preload))
+        fputs("        (its LD_PRELOAD is longer than inspect keeps, or holds white space or control characters: "
+              "name libarenafix.so first in it)\n", out);
+    else
+        print_container_options(x, lib, out);
+}
+
+/* The processes in a root of their own that no engine's files name. */
+static void print_own_roots(const struct afx_fixes *f, FILE *out)
+{
+    static struct afx_library lib;
+    bool first = true, found = false;
+    for (size_t i = 0; i < f->count; i++) {
+        const struct afx_fix *x = &f->list[i];
+        if (x->kind != FIX_OWN_ROOT)
+            continue;
+        if (first) {
+            fputs("fix the containers in a root of their own (a mount namespace and root other than the host's, "
+                  "which no engine's files here name): their unit's drop-in never reaches them; give each the "
+                  "library inside its root:\n", out);
+            found = afx_find_library(&lib);
+        }
+        first = false;
+        print_own_root(x, &lib, found, out);
+    }
+}
+
 void afx_fixes_print(struct afx_fixes *f, FILE *out)
 {
     print_containers(f, false, out);
     print_containers(f, true, out);
+    print_own_roots(f, out);
     print_services(f, out);
     print_processes(f, FIX_WRAP, "restart these under arenafix (arenafix CMD), in no system service:", out);
     long max = afx_arena_limit(f->online > 0 ? f->online : 1);

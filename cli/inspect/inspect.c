@@ -125,6 +125,13 @@ static void print_text(const struct afx_report *r)
     else if (r->container.userns)
         printf("  container:          rootless: in a user namespace of %s (uid %u), its engine not known to root\n",
                esc(afx_user_name(r->container.owner, user, sizeof user)[0] ? user : "no user name"), r->container.owner);
+    else if (r->own_root && r->unit.name[0] != '\0')
+        printf("  container:          in a root of its own under %s (its mount namespace and root are not the "
+               "host's; no engine's files name it): arenafix enable of that unit does not reach it\n",
+               esc(r->unit.name));
+    else if (r->own_root)
+        printf("  container:          in a root of its own (its mount namespace and root are not the host's; no "
+               "engine's files name it)\n");
     if (r->maps.arenafix)
         printf("  libarenafix:        loaded, mode %s\n", afx_mode_name(r->env.arenafix.mode));
     else

@@ -92,27 +92,6 @@ static void judge_unrun(struct afx_report *r)
         close(host.fd);
 }
 
-/* Process pid has a mount namespace and a root directory other than
- * the host's (PID 1's, where this command sees the host's PIDs from a
- * container; else its own): a container's (runc run, lxc,
- * systemd-nspawn), named by no engine or not.  Its files are its
- * tenant's, root's by their owner or not: uid 0 in there is the tenant.
- * False if its own cannot be read (the probe then cannot open them
- * either). */
-static bool own_root(long pid)
-{
-    char path[64];
-    struct stat host, its;
-    afx_proc_path(path, sizeof path, pid, "/ns/mnt");
-    if (stat(path, &its) != 0
-        || (stat("/proc/1/ns/mnt", &host) != 0 && stat("/proc/self/ns/mnt", &host) != 0)
-        || (its.st_dev == host.st_dev && its.st_ino == host.st_ino))
-        return false;
-    afx_proc_path(path, sizeof path, pid, "/root");
-    return stat(path, &its) == 0 && (stat("/proc/1/root", &host) == 0 || stat("/proc/self/root", &host) == 0)
-           && (its.st_dev != host.st_dev || its.st_ino != host.st_ino);
-}
-
 /* Its glibc, probed if it may be run; otherwise, with a glibc mapped,
  * marked untested: the verdict then never rests on it. */
 void afx_probe_its_glibc(struct afx_report *r)
@@ -132,9 +111,10 @@ void afx_probe_its_glibc(struct afx_report *r)
         judge_unrun(r);
         return;
     }
-    if (!r->container.userns && !r->host_init && own_root(r->pid)) {
-        /* The same for a container no engine names. */
-        r->own_root = true;
+    if (!r->container.userns && r->own_root) {
+        /* The same for a container no engine names (afx_report_read
+         * read r->own_root): uid 0 in there is its tenant, and its
+         * files, root's by their owner, are the tenant's. */
         judge_unrun(r);
         return;
     }

@@ -15,6 +15,7 @@
 #include "container.h"
 #include "json.h"
 #include "proc/mappedfile.h"
+#include "proc/ownroot.h"
 #include "proc/procstatus.h"
 #include "proctable.h"
 #include "readfile.h"
@@ -229,6 +230,7 @@ static int read_no_further(struct afx_report *r, const char *dir, const char *fi
                  "on a process: not judged on a part of it", dir, file, AFX_READ_SECONDS);
     unread(r);
     afx_read_cgroup(r->pid, &r->deadline, &r->unit, &r->container);
+    r->own_root = !r->host_init && afx_own_root(r->pid);
     return 0;
 }
 
@@ -317,6 +319,8 @@ int afx_report_read(struct afx_report *r, const char **what)
     if (r->mem_err == ETIME)
         return read_no_further(r, dir, "mem", ETIME);
     afx_read_cgroup(r->pid, &r->deadline, &r->unit, &r->container);
+    /* The host's own process (hostglibc.h) is compared with none. */
+    r->own_root = !r->host_init && afx_own_root(r->pid);
     afx_read_env(dir, &r->deadline, &r->env);
     /* Defaults stand for an environment it ran out of time to read. */
     if (afx_deadline_passed(&r->deadline))
@@ -349,7 +353,7 @@ void afx_report_judge(struct afx_report *r)
         .mode = r->env.arenafix.mode, .arenafix_max = r->env.arenafix.arena_max,
         .user_limit = r->env.user_limit, .foreign = r->maps.foreign[0] ? r->maps.foreign : NULL,
         .glibc = r->state, .glibc_untested = r->untested, .unread = r->unread[0] ? r->unread : NULL,
-        .container = afx_in_container(&r->container), .libc = r->libc_kind,
+        .container = afx_in_container(&r->container) || r->own_root, .libc = r->libc_kind,
         /* CRI-O's, or containerd's in its CRI plugin's namespace (a
          * container ctr runs has its own, its shim says). */
         .pod = strcmp(r->container.engine, "cri-o") == 0
@@ -415,6 +419,12 @@ static void report_json(const struct afx_report *r, const char *unreadable, FILE
         afx_json_long(&j, "rootless_owner_uid", (long)r->container.owner);
     else
         afx_json_raw(&j, "rootless_owner_uid", "null");
+    /* In a root of its own, an engine named or not: its unit's drop-in
+     * never reaches it, nor does its unit's main process speak for it. */
+    if (known)
+        afx_json_bool(&j, "own_root", r->own_root);
+    else
+        afx_json_raw(&j, "own_root", "null");
     /* Counts of a process not read whole would be a part's. */
     bool whole = known && r->unread[0] == '\0';
     if (whole) {

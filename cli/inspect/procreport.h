@@ -39,7 +39,7 @@ struct afx_report {
     char probe_note[768];       /* how state was found; "" until someone says */
     bool probed;                /* state comes from running its glibc */
     bool untested;              /* its glibc could have been probed, but was not run (not root's) */
-    bool own_root;              /* a mount namespace and root of its own, no engine named: a container's */
+    bool own_root;              /* a mount namespace and root of its own (proc/ownroot.h), an engine named or not */
     bool host_init;             /* the host's own process, read for the host's glibc (hostglibc.h) */
     struct afx_env_facts env;
     struct afx_host host;

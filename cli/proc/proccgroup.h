@@ -57,6 +57,11 @@ struct afx_container {
     char id[AFX_CONTAINER_ID_SIZE];
     char name[AFX_CONTAINER_NAME_SIZE];     /* from the engine's own files, "" if unknown */
     bool below_unit;            /* found below a service's cgroup: the service may have named it */
+    /* The ID a libpod-payload-ID cgroup below a service named, where the
+     * engine's files in their default place did not confirm it (a podman
+     * with a --root of its own, or a name the service's processes chose):
+     * engine "", shown only as what the cgroup says.  "" if none. */
+    char unconfirmed[AFX_CONTAINER_ID_SIZE];
     char ns[80];                /* containerd's namespace, where its shim said ("moby": docker's); "" if not */
     /* In no engine's cgroup, but in a user namespace below ours
      * (proc/userns.h): a rootless container's, or another sandbox's.

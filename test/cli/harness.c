@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -222,4 +223,54 @@ bool run_blinded_root(struct run *r, struct live *l, const char *args, const cha
         return false;
     }
     return true;
+}
+
+/* ---- a container's process: its own mount namespace and root ---------- */
+
+long child_in_other_mounts(long pid)
+{
+    char path[64], text[256], ns[64], ours[64];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);
+    FILE *f = fopen(path, "r");
+    ssize_t n = readlink("/proc/self/ns/mnt", ours, sizeof ours - 1);
+    ours[n > 0 ? n : 0] = '\0';
+    long found = -1;
+    if (f != NULL && fgets(text, sizeof text, f) != NULL)
+        for (char *tok = strtok(text, " \n"); tok != NULL && found < 0; tok = strtok(NULL, " \n")) {
+            snprintf(path, sizeof path, "/proc/%s/ns/mnt", tok);
+            n = readlink(path, ns, sizeof ns - 1);
+            ns[n > 0 ? n : 0] = '\0';
+            if (n > 0 && strcmp(ns, ours) != 0)
+                found = atol(tok);
+        }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+long live_start_contained(struct live *l, const char *g, char *dir, size_t size)
+{
+    char cmd[6 * PATH_MAX];
+    snprintf(dir, size, "%s/ownroot-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(dir) != NULL && chmod(dir, 0755) == 0);
+    snprintf(cmd, sizeof cmd,
+             "set -e; r=%s; mkdir -p $r/lib $r/lib64 $r/old \"$r/$(dirname %s)\"; "
+             "cp %s/libc.so.6 $r/lib/; cp %s/libc.so.6 $r/lib64/; cp %s $r%s; cp %s $r/arenawait",
+             dir, AFX_SYSTEM_LOADER, g, g, affected_loader(g), AFX_SYSTEM_LOADER, test_prog("arenawait"));
+    struct run r;
+    run(&r, NULL, ARGV("sh", "-c", cmd));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+    snprintf(cmd, sizeof cmd,
+             "mount --make-rprivate / && mount --bind %s %s && cd %s && pivot_root . old && "
+             "exec /arenawait 30 pinned", dir, dir, dir);
+    live_start(l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
+    return child_in_other_mounts(l->pid);
+}
+
+void live_remove_tree(const char *dir)
+{
+    struct run r;
+    run(&r, NULL, ARGV("rm", "-rf", dir));
+    run_free(&r);
 }

@@ -79,6 +79,18 @@ void live_stop(struct live *l);
  * be mounted or not root. */
 bool run_blinded_root(struct run *r, struct live *l, const char *args, const char *test);
 
+/* The child of pid in another mount namespace than ours; -1 if none. */
+long child_in_other_mounts(long pid);
+
+/* arenawait's 30 pinned threads on the affected glibc g, as a
+ * container's process: in a mount namespace of its own, its root
+ * (pivot_root) a tree made in a new directory of the build's, named in
+ * dir, holding that glibc and arenawait alone.  Its PID (the child of
+ * l->pid), or -1 if none started.  Stopped with live_stop; the tree
+ * removed with live_remove_tree(dir) after. */
+long live_start_contained(struct live *l, const char *g, char *dir, size_t size);
+void live_remove_tree(const char *dir);
+
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* Fail with the command's stderr shown. */

@@ -14,7 +14,7 @@ VERDICT_STATUS = {"hit": 3, "at risk": 4, "cannot tell": 5, "fine": 0, "unreadab
 # (the Ansible role's selectattr) may take any key from any of them.
 # test/fleet/scan-verdicts.json, the role's scan, is checked against them.
 KEYS = ("verdict", "exit_status", "reason", "pid", "name", "exe", "unit", "user_unit", "container_engine",
-        "container_id", "container_name", "pod_namespace", "pod_name", "pod_container", "rootless_owner_uid",
+        "container_id", "container_name", "pod_namespace", "pod_name", "pod_container", "rootless_owner_uid", "own_root",
         "threads", "threads_narrowed", "online_cpus",
         "online_list", "isolated_list", "nohz_full_list", "libc", "glibc", "glibc_state", "glibc_note",
         "glibc_executed", "libarenafix", "libarenafix_mode", "foreign_malloc", "arena_limit_set", "arenas_estimated",

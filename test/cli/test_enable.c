@@ -765,6 +765,82 @@ START_TEST(live_system_asks_systemd)
 }
 END_TEST
 
+/* A writable cgroup hierarchy to place a process in: v1's name=systemd
+ * (a hybrid host's), else v2's; NULL if none. */
+static const char *cgroup_hierarchy(void)
+{
+    static const char *const dirs[] = { "/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+    char procs[PATH_MAX];
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", dirs[i]);
+        if (access(procs, W_OK) == 0)
+            return dirs[i];
+    }
+    return NULL;
+}
+
+static bool cgroup_put(const char *dir, long pid)
+{
+    char path[PATH_MAX + 16];
+    FMT(path, "%s/cgroup.procs", dir);
+    FILE *f = fopen(path, "w");
+    bool ok = f != NULL && fprintf(f, "%ld\n", pid) > 0;
+    return f != NULL && fclose(f) == 0 && ok;
+}
+
+/* A unit that runs a container (systemd-nspawn@NAME.service's payload,
+ * a podman under it): a process in a root of its own in its cgroup, on
+ * the affected glibc, hit.  The drop-in would reach the unit's own
+ * processes, never it: enable refuses, naming it; --force writes, and
+ * says so all the same. */
+START_TEST(unit_running_a_container_refused)
+{
+    const char *hier = cgroup_hierarchy();
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0 || hier == NULL) {
+        printf("SKIP %s: needs root, unshare -m and a writable cgroup hierarchy\n", __func__);
+        return;
+    }
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char slice[PATH_MAX], unit[PATH_MAX + 32], payload[PATH_MAX + 64], dir[PATH_MAX], cmd[3 * PATH_MAX];
+    FMT(slice, "%s/afxtest-%d.slice", hier, (int)getpid());
+    FMT(unit, "%s/afxlive.service", slice);
+    FMT(payload, "%s/payload", unit);
+    FMT(cmd, "mkdir -p '%s'", payload);
+    ck_assert(system(cmd) == 0);
+    struct live box;
+    long inside = live_start_contained(&box, g, dir, sizeof dir);
+    bool placed = inside > 0 && cgroup_put(payload, inside);
+    const char *says = "printf 'LoadState=loaded\\nNeedDaemonReload=no\\nEnvironment=A=1 LD_PRELOAD=/opt/a.so\\n'";
+    struct run r, forced;
+    run_live(&r, says, NULL);
+    run_live(&forced, says, "--force");
+    if (inside > 0)
+        cgroup_put(hier, inside);
+    int arenas = box.arenas;
+    live_stop(&box);
+    live_remove_tree(dir);
+    rmdir(payload);
+    rmdir(unit);
+    rmdir(slice);
+    ck_assert_msg(placed, "cannot place process %ld in %s", inside, payload);
+    ck_assert_int_eq(arenas, 9);
+    char want[PATH_MAX];
+    FMT(want, "enable: afxlive.service runs 1 process in a root of its own (%ld arenawait): a container's", inside);
+    ck_assert_status(&r, 1);
+    ck_assert_msg(strstr(r.err, want) != NULL && strstr(r.err, "never it") != NULL
+                      && strstr(r.err, "use --force") != NULL && strstr(r.out, "LD_PRELOAD") == NULL,
+                  "want %s\nstdout: %s\nstderr: %s", want, r.out, r.err);
+    FMT(want, "warning: --force: afxlive.service runs 1 process in a root of its own (%ld arenawait)", inside);
+    ck_assert_status(&forced, 0);
+    ck_assert_msg(strstr(forced.err, want) != NULL && strstr(forced.out, "LD_PRELOAD=/opt/a.so:") != NULL,
+                  "want %s\nstdout: %s\nstderr: %s", want, forced.out, forced.err);
+    run_free(&r);
+    run_free(&forced);
+}
+END_TEST
+
 /* ---- never through a symlink ------------------------------------------- */
 
 /* Whoever can write the tree may plant links; enable and disable work
@@ -1072,6 +1148,7 @@ Suite *enable_suite(void)
     tcase_add_test(tc, refuses_when_unsure);
     tcase_add_test(tc, systemd_agrees);
     tcase_add_test(tc, live_system_asks_systemd);
+    tcase_add_test(tc, unit_running_a_container_refused);
     tcase_add_test(tc, symlinks_not_followed);
     tcase_add_test(tc, fallback_without_openat2);
     tcase_add_test(tc, unknown_unit_refused);

@@ -424,28 +424,6 @@ static void remove_shim(const char *dir, const char *shim)
     rmdir(dir);
 }
 
-/* The child of pid in another mount namespace than ours; -1 if none. */
-static long child_elsewhere(long pid)
-{
-    char path[64], text[256], ns[64], ours[64];
-    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);
-    FILE *f = fopen(path, "r");
-    ssize_t n = readlink("/proc/self/ns/mnt", ours, sizeof ours - 1);
-    ours[n > 0 ? n : 0] = '\0';
-    long found = -1;
-    if (f != NULL && fgets(text, sizeof text, f) != NULL)
-        for (char *tok = strtok(text, " \n"); tok != NULL && found < 0; tok = strtok(NULL, " \n")) {
-            snprintf(path, sizeof path, "/proc/%s/ns/mnt", tok);
-            n = readlink(path, ns, sizeof ns - 1);
-            ns[n > 0 ? n : 0] = '\0';
-            if (n > 0 && strcmp(ns, ours) != 0)
-                found = atol(tok);
-        }
-    if (f != NULL)
-        fclose(f);
-    return found;
-}
-
 /* inspect --json, into r, of arenawait run in a mount namespace of its
  * own (after WRAP: a command's words, or "") by a shim of ours with
  * -namespace NS and -id ID, the shim's program of mode MODE; replaced:
@@ -460,7 +438,7 @@ static void shim_child_inspect(struct run *r, const char *wrap, const char *ns, 
     snprintf(cmd, sizeof cmd, "exec unshare --mount %s%s 2", wrap, test_prog("arenawait"));
     struct live l;
     live_start(&l, NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", ns, "-id", id));
-    long inside = child_elsewhere(l.pid);
+    long inside = child_in_other_mounts(l.pid);
     snprintf(pid, sizeof pid, "%ld", inside);
     if (replaced) {
         snprintf(next, sizeof next, "%s.new", shim);
@@ -566,7 +544,7 @@ START_TEST(own_root_elsewhere_not_run)
     snprintf(cmd, sizeof cmd, "mount -t proc proc %s/proc && exec chroot %s /arenawait 2", root, root);
     struct live l;
     live_start(&l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
-    long inside = child_elsewhere(l.pid);
+    long inside = child_in_other_mounts(l.pid);
     snprintf(pid, sizeof pid, "%ld", inside);
     run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
     live_stop(&l);
@@ -605,7 +583,7 @@ START_TEST(same_id_two_namespaces)
     long inside[2];
     for (int i = 0; i < 2; i++) {
         live_start(&l[i], NULL, ARGV(shim, "60", "sh", "-c", cmd, "-namespace", ns[i], "-id", "web"));
-        inside[i] = child_elsewhere(l[i].pid);
+        inside[i] = child_in_other_mounts(l[i].pid);
         snprintf(line[i], sizeof line[i], "\n    containerd container (name unknown), id web, namespace %s: process %ld ",
                  ns[i], inside[i]);
     }
@@ -645,7 +623,7 @@ START_TEST(users_shim_names_no_container)
     struct live l;
     struct run r;
     live_start(&l, NULL, ARGV("sh", "-c", cmd));
-    long inside = child_elsewhere(l.pid);
+    long inside = child_in_other_mounts(l.pid);
     snprintf(pid, sizeof pid, "%ld", inside);
     run(&r, NULL, ARGV(cli(), "inspect", "--json", pid));
     live_stop(&l);

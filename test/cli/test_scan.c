@@ -1240,6 +1240,125 @@ START_TEST(unit_in_cgroup_v1_and_user_unit)
 }
 END_TEST
 
+/* ---- a container under a service: its own root -------------------------- */
+
+/* A container's process in its own root below a system service (rel, a
+ * cgroup made for it), and a process of the service's own beside it,
+ * both hit: inspect PID of the container's and inspect --all.  Into
+ * one, all and json. */
+static bool contained_below(const char *test, const char *rel, long *inside, pid_t *own,
+                            struct run *one, struct run *all, struct run *json)
+{
+    const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(test, false)
+                                                                            : cgroup_root(test, true);
+    struct live host, box;
+    if (root == NULL || !start_hit(&host, test, NULL))
+        return false;
+    char dir[PATH_MAX], pid[24];
+    *inside = live_start_contained(&box, affected_glibc(test), dir, sizeof dir);
+    cgroup_make(root, rel);
+    int moved = cgroup_move(root, rel, (pid_t)*inside), moved_too = cgroup_move(root, rel, host.pid);
+    snprintf(pid, sizeof pid, "%ld", *inside);
+    run(one, NULL, ARGV(cli(), "inspect", pid));
+    run(json, NULL, ARGV(cli(), "inspect", "--json", pid));
+    scan_text(all, NULL);
+    struct live moved_out = { .pid = (pid_t)*inside };
+    cgroup_remove(root, rel, (struct live[]){ host, moved_out }, 2);
+    *own = host.pid;
+    int arenas = box.arenas;
+    live_stop(&box);
+    live_stop(&host);
+    live_remove_tree(dir);
+    ck_assert_msg(*inside > 0, "no process in a mount namespace of its own");
+    ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s/%s: %s", root, rel, strerror(moved | moved_too));
+    /* The bug's count, from inside its own root. */
+    ck_assert_int_eq(arenas, 9);
+    return true;
+}
+
+/* What inspect says of the container's process under unit: hit, in a
+ * root of its own under the unit, never to be fixed by arenafix enable
+ * of it; the service's own process beside it still is. */
+static void not_fixed_by_its_unit(const char *unit, long inside, pid_t own, const struct run *one,
+                                  const struct run *all, const struct run *json)
+{
+    char want[600];
+    ck_assert_status(one, 3);
+    snprintf(want, sizeof want, "\n  container:          in a root of its own under %s ", unit);
+    ck_assert_msg(strstr(one->out, want) != NULL, "%s", one->out);
+    ck_assert_msg(strstr(one->out, "fix the services") == NULL && strstr(one->out, "\n    arenafix enable ") == NULL
+                      && strstr(one->out, "systemctl restart") == NULL,
+                  "told to enable its unit:\n%s", one->out);
+    snprintf(want, sizeof want, "\n    process %ld arenawait (", inside);
+    const char *fix = strstr(one->out, "\nfix the containers in a root of their own");
+    ck_assert_msg(fix != NULL && strstr(fix, want) != NULL, "%s", one->out);
+    snprintf(want, sizeof want, "in a root of its own under %s: arenafix enable %s would not reach it", unit, unit);
+    ck_assert_msg(strstr(fix, want) != NULL, "%s", one->out);
+    snprintf(want, sizeof want, "\"unit\":\"%s\",", unit);
+    ck_assert_msg(strstr(json->out, "\"verdict\":\"hit\"") != NULL && strstr(json->out, want) != NULL
+                      && strstr(json->out, "\"container_engine\":null") != NULL
+                      && strstr(json->out, "\"own_root\":true") != NULL
+                      && strstr(json->out, "\"glibc_executed\":false") != NULL,
+                  "%s", json->out);
+    /* The whole host's: the container's process under the containers,
+     * the service's own one fixed through its unit, once. */
+    ck_assert_msg(verdict_is(line_of(all->out, (pid_t)inside), "hit"), "%s", lines_with(all->out, "arenawait"));
+    ck_assert_msg(verdict_is(line_of(all->out, own), "hit"), "%s", lines_with(all->out, "arenawait"));
+    fixed_once(all->out, unit);
+    fix = strstr(all->out, "\nfix the containers in a root of their own");
+    snprintf(want, sizeof want, "\n    process %ld arenawait (", inside);
+    ck_assert_msg(fix != NULL && strstr(fix, want) != NULL, "%s", all->out);
+}
+
+/* systemd-nspawn@NAME.service's payload: the container's processes in
+ * the unit's payload cgroup, in their own root.  Told to fix it inside
+ * the container, never to enable the unit (whose LD_PRELOAD reaches
+ * systemd-nspawn alone). */
+START_TEST(nspawn_payload_not_fixed_by_its_unit)
+{
+    char unit[80], rel[200];
+    snprintf(unit, sizeof unit, "systemd-nspawn@afxtest-%d.service", (int)getpid());
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/%s/payload", (int)getpid(), unit);
+    long inside;
+    pid_t own;
+    struct run one, all, json;
+    if (!contained_below(__func__, rel, &inside, &own, &one, &all, &json))
+        return;
+    not_fixed_by_its_unit(unit, inside, own, &one, &all, &json);
+    char want[200];
+    snprintf(want, sizeof want, "(systemd-nspawn's container afxtest-%d: fix it inside", (int)getpid());
+    ck_assert_msg(strstr(one.out, want) != NULL, "%s", one.out);
+    run_free(&one);
+    run_free(&all);
+    run_free(&json);
+}
+END_TEST
+
+/* A podman with a --root of its own, its container in the service's
+ * cgroup (--cgroups=split): libpod-payload-ID, which podman's default
+ * storage does not confirm.  Given podman's options, the ID its cgroup
+ * names, never arenafix enable of the service. */
+START_TEST(podman_own_storage_not_fixed_by_its_unit)
+{
+    char unit[80], rel[300];
+    snprintf(unit, sizeof unit, "afxtest-%d-app.service", (int)getpid());
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/%s/libpod-payload-" CID, (int)getpid(), unit);
+    long inside;
+    pid_t own;
+    struct run one, all, json;
+    if (!contained_below(__func__, rel, &inside, &own, &one, &all, &json))
+        return;
+    not_fixed_by_its_unit(unit, inside, own, &one, &all, &json);
+    ck_assert_msg(strstr(one.out, "(its cgroup names podman container 0123456789ab, which podman's default storage "
+                                  "does not hold") != NULL
+                      && strstr(one.out, "\n        -v ") != NULL && strstr(one.out, "/arenafix/libarenafix.so:ro' -e ") != NULL,
+                  "%s", one.out);
+    run_free(&one);
+    run_free(&all);
+    run_free(&json);
+}
+END_TEST
+
 START_TEST(usage)
 {
     struct run r;
@@ -1365,6 +1484,8 @@ Suite *scan_suite(void)
     tcase_add_test(tc, process_too_large_to_read);
     tcase_add_test(tc, unit_in_cgroup_v2);
     tcase_add_test(tc, unit_in_cgroup_v1_and_user_unit);
+    tcase_add_test(tc, nspawn_payload_not_fixed_by_its_unit);
+    tcase_add_test(tc, podman_own_storage_not_fixed_by_its_unit);
     tcase_add_test(tc, hostile_names_escaped);
     tcase_add_test(tc, processes_come_and_go);
     tcase_add_test(tc, usage);

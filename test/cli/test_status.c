@@ -210,7 +210,7 @@ END_TEST
 /* status without --root, in a private mount namespace whose
  * /etc/systemd/system is the tree's; with running_says non-NULL,
  * /run/systemd/system exists and systemctl is a script printing it. */
-static void run_live(struct run *r, const char *running_says)
+static void run_live_as(struct run *r, const char *running_says, bool json)
 {
     char script[PATH_MAX * 4], bin[PATH_MAX], fake[PATH_MAX * 2], path_env[PATH_MAX * 2 + 16];
     FMT(bin, "%s/live-bin", root);
@@ -225,7 +225,12 @@ static void run_live(struct run *r, const char *running_says)
                 "mount --bind '%s/etc/systemd/system' /etc/systemd/system && exec \"$@\"",
         running_says != NULL ? "mkdir /run/systemd/system && " : "", root);
     FMT(path_env, "PATH=%s:%s", bin, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    run(r, ARGV(path_env), ARGV("unshare", "-m", "sh", "-c", script, "sh", cli(), "status"));
+    run(r, ARGV(path_env), ARGV("unshare", "-m", "sh", "-c", script, "sh", cli(), "status", json ? "--json" : NULL));
+}
+
+static void run_live(struct run *r, const char *running_says)
+{
+    run_live_as(r, running_says, false);
 }
 
 /* On a running system, systemd says whether it loaded each drop-in, and
@@ -264,6 +269,72 @@ START_TEST(live_asks_systemd)
     want_line(&r, "(systemd: loaded, in effect from the next start)\n");
     ck_assert_msg(strstr(r.out, "next:") == NULL, "%s", r.out);
     run_free(&r);
+}
+END_TEST
+
+/* A unit that runs a container: its drop-in loaded and in effect by
+ * systemd's word, and a process of the unit in a root of its own (its
+ * payload's, on the affected glibc: 9 arenas) that it never reaches.
+ * Named as such, as text and in JSON, with the command that gives its
+ * fix; never left to pass for fixed. */
+START_TEST(container_under_a_unit_not_reached)
+{
+    static const char *const dirs[] = { "/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+    const char *hier = NULL;
+    char path[PATH_MAX];
+    for (size_t i = 0; i < 3 && hier == NULL; i++) {
+        FMT(path, "%s/cgroup.procs", dirs[i]);
+        if (access(path, W_OK) == 0)
+            hier = dirs[i];
+    }
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0 || access("/run/systemd", F_OK) != 0
+        || hier == NULL) {
+        printf("SKIP %s: needs root, unshare -m, /run/systemd and a writable cgroup hierarchy\n", __func__);
+        return;
+    }
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    enable_in_root("web", false);
+    char slice[PATH_MAX], unit[PATH_MAX + 32], payload[PATH_MAX + 64], dir[PATH_MAX], cmd[3 * PATH_MAX];
+    FMT(slice, "%s/afxtest-%d.slice", hier, (int)getpid());
+    FMT(unit, "%s/web.service", slice);
+    FMT(payload, "%s/payload", unit);
+    FMT(cmd, "mkdir -p '%s'", payload);
+    ck_assert(system(cmd) == 0);
+    struct live box;
+    long inside = live_start_contained(&box, g, dir, sizeof dir);
+    FMT(cmd, "echo %ld > '%s/cgroup.procs'", inside, payload);
+    bool placed = inside > 0 && system(cmd) == 0;
+    static const char says[] = "LoadState=loaded\\nNeedDaemonReload=no\\nDropInPaths=/etc/systemd/system/web.service.d/"
+                               "arenafix.conf\\nActiveState=active\\nExecMainStartTimestampMonotonic=999999999999999\\n";
+    struct run r, json;
+    run_live_as(&r, says, false);
+    run_live_as(&json, says, true);
+    FMT(cmd, "echo %ld > '%s/cgroup.procs'", inside, hier);
+    if (inside > 0 && system(cmd) != 0)
+        printf("cannot move %ld out of %s\n", inside, payload);
+    int arenas = box.arenas;
+    live_stop(&box);
+    live_remove_tree(dir);
+    rmdir(payload);
+    rmdir(unit);
+    rmdir(slice);
+    ck_assert_msg(placed, "cannot place process %ld in %s", inside, payload);
+    ck_assert_int_eq(arenas, 9);
+    ck_assert_status(&r, 0);
+    char want[512];
+    want_line(&r, "(systemd: loaded, in effect)\n");
+    FMT(want, "\nnot reached:    web.service runs 1 process in a root of its own, which the drop-in never reaches (a "
+              "container's: systemd-nspawn's payload, a podman run under the unit): PID %ld; arenafix inspect PID "
+              "gives each its fix\n", inside);
+    ck_assert_msg(strstr(r.out, want) != NULL, "want %s\nin: %s", want, r.out);
+    FMT(want, "\nnext:           arenafix inspect %ld\n", inside);
+    ck_assert_msg(strstr(r.out, want) != NULL, "want %s\nin: %s", want, r.out);
+    FMT(want, "\"not_reached\":[%ld],\"not_reached_count\":1}", inside);
+    ck_assert_msg(strstr(json.out, want) != NULL, "want %s\nin: %s", want, json.out);
+    run_free(&r);
+    run_free(&json);
 }
 END_TEST
 
@@ -331,6 +402,7 @@ Suite *status_suite(void)
     tcase_add_test(tc, unreadable_is_a_failure);
     tcase_add_test(tc, help);
     tcase_add_test(tc, live_asks_systemd);
+    tcase_add_test(tc, container_under_a_unit_not_reached);
     tcase_add_test(tc, escaped_unit_named_as_on_disk);
     suite_add_tcase(s, tc);
     return s;

@@ -23,6 +23,12 @@ cleanup() {
     [ -n "${nested:-}" ] && rmdir "$nested" 2>/dev/null
     [ -n "${payload:-}" ] && rmdir "$payload" 2>/dev/null
     [ -n "${unit:-}" ] && rmdir "$unit" 2>/dev/null
+    if [ -n "${own_unit:-}" ]; then
+        po ps -a --format '{{.Names}}' 2>/dev/null | grep "^$tag-" | while read -r c; do po rm -f -t 0 "$c" >/dev/null 2>&1; done
+        po rmi -f "localhost/$tag-own" >/dev/null 2>&1
+        [ -n "${own_payload:-}" ] && rmdir "$own_payload" 2>/dev/null
+        rmdir "$own_unit" 2>/dev/null
+    fi
     rm -f "$work/hold"
     return 0
 }
@@ -187,6 +193,43 @@ if [ -d /sys/fs/cgroup/systemd ] && start quadlet affected; then
     pm rm -f -t 0 "$tag-quadlet" >/dev/null 2>&1
 else
     skip "no name=systemd cgroup hierarchy to place a container below a service"
+fi
+# 8. The same with a podman of its own storage (--root, --runroot: in
+# this suite's directory), as a unit may run it: its pidfile is not
+# where podman's default storage keeps it, so nothing confirms the ID
+# its cgroup names.  Still a process in a root of its own under the
+# service: never told to arenafix enable it (its LD_PRELOAD reaches that
+# podman alone), given podman's options instead, which, added to its
+# podman run, give the host glibc's count.
+po() { podman --root "$work/own-storage" --runroot "$work/own-run" --storage-driver vfs "$@"; }
+own_unit=/sys/fs/cgroup/systemd/$tag-own.service
+if [ -d /sys/fs/cgroup/systemd ] && tar -C "$work/affected" -c . | po import - "localhost/$tag-own" >/dev/null 2>&1 \
+    && po run -d -i $run_opts --name "$tag-own" "localhost/$tag-own" /bin/arenawait 30 pinned >/dev/null \
+    && counted po "$tag-own"; then
+    [ "$count" = 9 ] && pass "a pinned container of a podman with its own --root gets 9 arenas" \
+        || fail "a pinned container of a podman with its own --root got $count arenas, not 9"
+    own_payload=$own_unit/libpod-payload-$id
+    mkdir -p "$own_payload" && echo "$pid" > "$own_payload/cgroup.procs"
+    out=$("$cli" inspect "$pid")
+    echo "$out" | grep -F "container:          in a root of its own under $tag-own.service " >/dev/null \
+        && echo "$out" | grep -F "its cgroup names podman container $(echo "$id" | cut -c1-12), which podman's default storage does not hold" >/dev/null \
+        && ! echo "$out" | grep -E "^    (arenafix enable|systemctl restart) " >/dev/null \
+        && pass "its process under the service, in a root of its own: not told to arenafix enable the service, given podman's options" \
+        || { fail "a podman of its own storage under a service:"; echo "$out"; }
+    "$cli" inspect --json "$pid" | grep -q '"unit":"'"$tag"'-own.service".*"container_engine":null.*"own_root":true' \
+        && pass "inspect --json: own_root, its unit the service's" || fail "inspect --json: $("$cli" inspect --json "$pid")"
+    opts=$(echo "$out" | sed -n 's/^        \(-v .*\)$/\1/p')
+    eval "set -- $opts"
+    if [ -n "$opts" ] && po run -d -i $run_opts --name "$tag-own-fixed" "$@" "localhost/$tag-own" /bin/arenawait 30 pinned >/dev/null \
+        && counted po "$tag-own-fixed"; then
+        [ "$count" = "$host" ] && pass "its printed options, added to that podman's run, give $count arenas" \
+            || fail "its printed options ($opts) gave $count arenas, the host glibc's $host"
+    else
+        fail "no options printed, or the container with them did not start: $opts"
+    fi
+    echo "$pid" > /sys/fs/cgroup/systemd/cgroup.procs 2>/dev/null
+else
+    skip "no name=systemd cgroup hierarchy, or no podman of its own storage, to place a container below a service"
 fi
 echo "check-containers: $(($(date +%s) - t0)) s"
 summary
