@@ -721,7 +721,7 @@ START_TEST(pod_container_named_by_pod)
              bundle, config, bundle, join, affected_loader(g), g, test_prog("arenawait"));
     struct live l;
     live_start(&l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
-    long inside = child_elsewhere(l.pid);
+    long inside = child_in_other_mounts(l.pid);
     char ns[64], pid[32];
     snprintf(ns, sizeof ns, "--mount=/proc/%ld/ns/mnt", (long)l.pid);
     snprintf(pid, sizeof pid, "%ld", inside);
