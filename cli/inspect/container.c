@@ -168,7 +168,7 @@ void afx_container_of(long pid, const char *text, size_t len, struct afx_contain
     else if (strcmp(c->engine, "docker") == 0)
         afx_docker_name_of(c);
     else
-        afx_pod_name_of(c);
+        afx_pod_name_of(pid, c);
     /* A rootless one: in no cgroup of root's engine (cgroup v1 gives a
      * user's none), but in a namespace the kernel says is a user's.  One
      * root made is root's sandbox (a service's PrivateUsers=yes): its

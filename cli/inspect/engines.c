@@ -165,8 +165,34 @@ static struct shim {
     bool found;
     char ns[sizeof ((struct afx_container *)0)->ns];
     char id[AFX_CONTAINER_ID_SIZE];
+    char bundles[PATH_MAX];     /* its namespace's bundles, "" if not known */
 } *shims;
 static size_t shim_count, shim_cap;
+
+/* The directory of the bundles of shim sh's namespace: containerd starts
+ * a runc v2 shim in the bundle of the task it was started for,
+ * STATE/io.containerd.runtime.v2.task/NAMESPACE/ID, wherever its state
+ * is (/run/containerd, k3s's /run/k3s/containerd, a --state of its own).
+ * Taken only if the path ends in the namespace and ID its command line
+ * gave; what is read below it is read as root's files alone. */
+static void shim_bundles(long at, struct shim *sh)
+{
+    char path[64], cwd[PATH_MAX];
+    sh->bundles[0] = '\0';
+    afx_proc_path(path, sizeof path, at, "/cwd");
+    ssize_t n = readlink(path, cwd, sizeof cwd - 1);
+    if (n <= 0 || cwd[0] != '/')
+        return;
+    cwd[n] = '\0';
+    char *id = strrchr(cwd, '/');
+    if (id == cwd || strcmp(id + 1, sh->id) != 0)
+        return;
+    *id = '\0';
+    char *ns = strrchr(cwd, '/');
+    if (strcmp(ns + 1, sh->ns) != 0 || strlen(cwd) >= sizeof sh->bundles)
+        return;
+    memcpy(sh->bundles, cwd, strlen(cwd) + 1);
+}
 
 /* Whether process at, the parent of below, is a containerd shim of
  * root's, and its namespace and ID: read now, once a run for each. */
@@ -197,12 +223,25 @@ static struct shim *shim_at(long at, long below)
         parent_now(at, &root);
     sh->found = root && afx_shim_task(argv, len, sh->ns, sizeof sh->ns, sh->id, sizeof sh->id);
     free(argv);
+    if (sh->found)
+        shim_bundles(at, sh);
     /* Still its parent: the PID read was not another's since. */
     bool ignored;
     sh->found = sh->found && parent_now(below, &ignored) == at;
     if (e != NULL)
         e->shim = (int)++shim_count;
     return sh;
+}
+
+bool afx_shim_bundles(long pid, char *dir, size_t size)
+{
+    if (in_our_mounts(pid))
+        return false;
+    long below, at = first_ours(pid, &below);
+    struct shim *sh = at > 0 ? shim_at(at, below) : NULL;
+    if (sh == NULL || !sh->found || sh->bundles[0] == '\0')
+        return false;
+    return (size_t)snprintf(dir, size, "%s", sh->bundles) < size;
 }
 
 bool afx_shim_container(long pid, struct afx_container *c)

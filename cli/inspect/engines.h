@@ -21,6 +21,12 @@
  * and each shim judged once a run (proctable.h). */
 bool afx_shim_container(long pid, struct afx_container *c);
 
+/* The directory holding the bundles of the containerd namespace of the
+ * runc v2 shim process pid runs under (the parent of the bundle the shim
+ * was started in, its ID and namespace checked against its command line),
+ * into dir; false if pid runs under no shim of root's. */
+bool afx_shim_bundles(long pid, char *dir, size_t size);
+
 /* A docker container's name, into c->name, from config.v2.json in the
  * directory of its ID under a data root of dockerd: each running dockerd
  * (a root-only executable named dockerd, run by root alone in this

@@ -8,7 +8,9 @@
 #include "proc/proccgroup.h"
 
 /* Where containerd's runc v2 shims keep the bundles of the containers of
- * its CRI plugin (containerd's namespace k8s.io), one directory an ID. */
+ * its CRI plugin (containerd's namespace k8s.io), one directory an ID,
+ * under containerd's default state; under another (k3s's, a --state of
+ * its own), the one the shim above the process runs in. */
 #define AFX_CONTAINERD_K8S_BUNDLES "/run/containerd/io.containerd.runtime.v2.task/k8s.io"
 /* Where CRI-O keeps each container's bundle: ID/userdata/config.json. */
 #define AFX_CRIO_BUNDLES "/run/containers/storage/overlay-containers"
@@ -19,9 +21,10 @@
  * into c->pod_ns, c->pod_name and c->pod_container, from its bundle's
  * config.json, read only if that file and every directory on its way are
  * root's and no one else may write them, no link followed, at most
- * 4 MiB.  A containerd container found there gets c->ns "k8s.io".  The
+ * 4 MiB; for containerd, in its default state's bundles, else in those
+ * of the shim above process pid.  A containerd container found there gets c->ns "k8s.io".  The
  * three stay "" if not.  The last pod found is kept: a scan reads each
  * bundle once for all its processes in a row. */
-void afx_pod_name_of(struct afx_container *c);
+void afx_pod_name_of(long pid, struct afx_container *c);
 
 #endif

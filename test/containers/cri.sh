@@ -277,7 +277,8 @@ inspect_part() {
 import json, sys
 for p in json.load(sys.stdin)["processes"]:
     if p["pid"] == int(sys.argv[1]):
-        print(p["container_engine"], p["container_id"], p["container_name"] or "-", p["verdict"].replace(" ", "_"))
+        print(p["container_engine"], p["container_id"], "%s/%s/%s" % (p["pod_namespace"], p["pod_name"], p["pod_container"]),
+              p["verdict"].replace(" ", "_"))
         break
 else:
     print("none")' "$hit_pid")
@@ -287,20 +288,18 @@ import json, sys
 for p in json.load(sys.stdin)["processes"]:
     if p["pid"] == int(sys.argv[1]):
         print(json.dumps(p, indent=1))' "$hit_pid"
-    # Its own ID, or (as inspect names a containerd container by its
-    # shim, and a pod's containers share the sandbox's shim) its pod
-    # sandbox's: never another's.
-    case $got in
-    "containerd $hit_cid "*" hit") named="its own container ID" ;;
-    "containerd $hit_pod "*" hit") named="its pod sandbox's ID (the shim's), not its own" ;;
-    *) named= ;;
-    esac
-    [ -n "$named" ] \
-        && pass "inspect --all --json calls the CRI container ($where) hit, engine containerd, by $named" \
+    # Its own ID (the cgroup's last segment, not the shim's, which is
+    # its pod sandbox's), its pod by the CRI's annotations in its bundle.
+    [ "$got" = "containerd $hit_cid afxcri/$tag-plain-$img/$img hit" ] \
+        && pass "inspect --all --json calls the CRI container ($where) hit, engine containerd, by its own ID and its pod (afxcri/$tag-plain-$img/$img)" \
         || fail "inspect --all --json said of the CRI container $hit_cid (pod sandbox $hit_pod): $got"
+    text=$("$cli" inspect "$hit_pid" 2>/dev/null)
+    echo "$text" | grep -q "runtimeClassName: arenafix" \
+        && pass "inspect PID gives the pod's container the pod spec's fix (runtimeClassName: arenafix)" \
+        || { fail "inspect PID gave the pod's container no runtimeClassName fix:"; echo "$text"; }
     echo "what inspect --all printed for it:"
     "$cli" inspect --all 2>/dev/null | sed -n -e "/^ *$hit_pid /p" -e '/^fix the containers/p' \
-        -e "/^    containerd container .*, id $(echo "$hit_pod" | cut -c1-12)\|^    containerd container .*, id $(echo "$hit_cid" | cut -c1-12)/{p;n;p}" \
+        -e "/^    containerd container .*, id $(echo "$hit_cid" | cut -c1-12)/{p;n;p}" \
         | sed 's/^/  | /'
 }
 
