@@ -15,7 +15,9 @@ part=containerd-config
 . "$(dirname "$0")/lib.sh"
 command -v containerd >/dev/null 2>&1 && command -v ctr >/dev/null 2>&1 \
     || { skip "containerd and ctr are not installed (docker.io's containerd package)"; summary; }
-command -v python3 >/dev/null 2>&1 || { skip "no python3"; summary; }
+# Debian 12's python3 (3.11): tomllib reads the dump.
+py=/usr/bin/python3
+"$py" -c "import tomllib" 2>/dev/null || { skip "no python3 with tomllib (3.11 or later)"; summary; }
 rm -rf "$work" && mkdir -p "$work" || exit 1
 t0=$(date +%s)
 cri='plugins."io.containerd.grpc.v1.cri"'
@@ -52,7 +54,7 @@ EOF
 # dumped DIR: containerd's merged configuration of DIR/config.toml, as
 # the facts this test asserts, one per line (python's reading of the TOML).
 dumped() {
-    containerd --config "$1/config.toml"  config dump 2>"$work/dump.err" | python3 -c '
+    containerd --config "$1/config.toml"  config dump 2>"$work/dump.err" | "$py" -c '
 import sys, tomllib
 c = tomllib.loads(sys.stdin.read())["plugins"]["io.containerd.grpc.v1.cri"]
 r = c["containerd"]["runtimes"]
@@ -160,7 +162,7 @@ sed -i "2i imports = [\"$n/other/cni.toml\"]" "$n/config.toml"
 cp -p "$n/config.toml" "$work/cgroupfs.toml"
 if out=$(sh "$script" install --config "$n/config.toml" 2>&1); then
     got=$(dumped "$n")
-    conf=$(containerd --config "$n/config.toml" config dump 2>/dev/null | python3 -c '
+    conf=$(containerd --config "$n/config.toml" config dump 2>/dev/null | "$py" -c '
 import sys, tomllib; print(tomllib.loads(sys.stdin.read())["plugins"]["io.containerd.grpc.v1.cri"]["cni"]["conf_dir"])')
     echo "$got" | grep -qxF "$(arenafix_line false)" && [ "$conf" = /etc/cni/other ] \
         && grep -q "^imports = \[\"$n/other/cni.toml\", \"$n/conf.d/\*.toml\"\]$" "$n/config.toml" \
