@@ -8,6 +8,10 @@
 #
 #   containerdconf.sh BUILD_DIR [SCRIPT]
 #
+# BUILD_DIR two folders below the build's top or deeper: the Makefile
+# reads BUILD/*/*/*.d as dependency files, and the configurations here
+# have folders named conf.d.
+#
 # SCRIPT: the installer (deploy/containerd/arenafix-containerd-config).
 set -u
 work=$1 script=${2:-$(dirname "$0")/../../deploy/containerd/arenafix-containerd-config}

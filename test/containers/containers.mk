@@ -23,7 +23,7 @@ check-containers: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/te
 	    '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	sh test/containers/engines.sh $(abspath $(B)/containers-engines) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' $(abspath $(RUNTIME_BIN)) || failed=1; \
-	sh test/containers/containerdconf.sh $(abspath $(B)/containers-containerd-config) || failed=1; \
+	sh test/containers/containerdconf.sh $(abspath $(B)/containers-containerd-config/run) || failed=1; \
 	sh test/containers/rootless.sh $(abspath $(B)/containers-rootless) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath $(CLI_HOOK_JSON)) || failed=1; \
 	sh test/containers/runtime.sh $(abspath $(B)/containers-runtime) $(abspath $(CLI_BIN)) $(abspath $(RUNTIME_BIN)) \
