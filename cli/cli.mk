@@ -70,7 +70,9 @@ install-cli: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(HOOKSDIR)
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/arenafix
 	install -m 755 $(RUNTIME_BIN) $(DESTDIR)$(BINDIR)/arenafix-runtime
+	install -m 755 deploy/containerd/arenafix-containerd-config $(DESTDIR)$(BINDIR)/arenafix-containerd-config
 	install -m 644 $(CLI_HOOK_JSON) $(DESTDIR)$(HOOKSDIR)/arenafix.json
 
 uninstall-cli:
-	rm -f $(DESTDIR)$(BINDIR)/arenafix $(DESTDIR)$(BINDIR)/arenafix-runtime $(DESTDIR)$(HOOKSDIR)/arenafix.json
+	rm -f $(DESTDIR)$(BINDIR)/arenafix $(DESTDIR)$(BINDIR)/arenafix-runtime \
+	    $(DESTDIR)$(BINDIR)/arenafix-containerd-config $(DESTDIR)$(HOOKSDIR)/arenafix.json

@@ -27,10 +27,11 @@ install-man: $(MAN_PAGES)
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 docs/arenafix.1 $(DESTDIR)$(MANDIR)/man1/arenafix.1
 	ln -sf arenafix.1 $(DESTDIR)$(MANDIR)/man1/arenafix-runtime.1
+	ln -sf arenafix.1 $(DESTDIR)$(MANDIR)/man1/arenafix-containerd-config.1
 	install -m 644 docs/arenafix-bench.1 $(DESTDIR)$(MANDIR)/man1/arenafix-bench.1
 	install -m 644 docs/libarenafix.7 $(DESTDIR)$(MANDIR)/man7/libarenafix.7
 
 uninstall-man:
 	rm -f $(DESTDIR)$(MANDIR)/man1/arenafix.1 $(DESTDIR)$(MANDIR)/man1/arenafix-runtime.1 \
-	    $(DESTDIR)$(MANDIR)/man1/arenafix-bench.1 \
+	    $(DESTDIR)$(MANDIR)/man1/arenafix-containerd-config.1 $(DESTDIR)$(MANDIR)/man1/arenafix-bench.1 \
 	    $(DESTDIR)$(MANDIR)/man7/libarenafix.7

@@ -1,8 +1,9 @@
 # make check-containers: real podman containers (runc) on images made
 # here, judged and fixed from the host by arenafix inspect, a scanner in
 # a container, the OCI hook, the CDI spec, and docker and containerd
-# run for real (arenafix-runtime their runtime too), and arenafix-runtime
-# in front of runc, and containerd's CRI plugin driven as kubelet does
+# run for real (arenafix-runtime their runtime too; containerd's drop-in
+# by arenafix-containerd-config), arenafix-runtime in front of runc, and
+# containerd's CRI plugin driven as kubelet does
 # (test/containers/README.md).  Root;
 # skipped with the reason where podman or runc cannot run.  Each part
 # runs whether the one before passed or not.
@@ -23,6 +24,7 @@ check-containers: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/te
 	    '$(ARENAFIX_AFFECTED_GLIBC)' || failed=1; \
 	sh test/containers/engines.sh $(abspath $(B)/containers-engines) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc '$(ARENAFIX_AFFECTED_GLIBC)' $(abspath $(RUNTIME_BIN)) || failed=1; \
+	sh test/containers/containerdconf.sh $(abspath $(B)/containers-containerd-config/run) || failed=1; \
 	sh test/containers/rootless.sh $(abspath $(B)/containers-rootless) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \
 	    $(abspath $(B)/test/arenawait) $$glibc $(abspath $(CLI_HOOK_JSON)) || failed=1; \
 	sh test/containers/runtime.sh $(abspath $(B)/containers-runtime) $(abspath $(CLI_BIN)) $(abspath $(RUNTIME_BIN)) \

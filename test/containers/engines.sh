@@ -133,11 +133,13 @@ up() {
     return 1
 }
 
+# docker_start [JSON [CONF]]: JSON's members added to daemon.json,
+# arenafix-runtime's configuration CONF (runtime.conf by default).
 docker_start() {
     rm -rf "$work/docker" && mkdir -p "$work/docker" || return 1
-    printf '{"deprecated-key-path": "%s"}\n' "$work/docker/key.json" > "$work/docker/daemon.json"
+    printf '{"deprecated-key-path": "%s"%s}\n' "$work/docker/key.json" "${1:+, $1}" > "$work/docker/daemon.json"
     # shellcheck disable=SC2086
-    ARENAFIX_RUNTIME_CONFIG=$runtime_conf "$dockerd_bin" --config-file "$work/docker/daemon.json" --data-root "$work/docker/data" \
+    ARENAFIX_RUNTIME_CONFIG=${2:-$runtime_conf} "$dockerd_bin" --config-file "$work/docker/daemon.json" --data-root "$work/docker/data" \
         --exec-root "$work/docker/exec" --pidfile "$work/docker/dockerd.pid" -H "unix://$work/docker/docker.sock" \
         --bridge=none --iptables=false --ip6tables=false --ip-masq=false --userland-proxy=false $add_runtime \
         >"$work/docker/dockerd.log" 2>&1 &
@@ -391,6 +393,91 @@ docker_runtime_part() {
     fi
 }
 
+# ---- arenafix-runtime from docker's daemon.json -----------------------
+# dockerd restarted on a daemon.json naming the runtime (docs/deploy.md's
+# entries), the images imported again: docker run --runtime arenafix;
+# then default-runtime arenafix, every container through the shim
+# (annotated-only = false) or only those asking (annotated-only = true).
+# djson JSON [CONF]: dockerd on that daemon.json, the affected image in it.
+djson() {
+    dk ps -aq 2>/dev/null | while read -r c; do dk rm -f "$c" >/dev/null 2>&1; done
+    stop_daemon "$work/docker/dockerd.pid"
+    grep -o " $work/docker/[^ ]*" /proc/self/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+    add_runtime=
+    docker_start "$1" "${2:-}" && tar -C "$work/affected" -c . | dk import - "$tag-affected" >/dev/null
+}
+docker_daemonjson_part() {
+    runtimes="\"runtimes\": {\"arenafix\": {\"path\": \"$shim\"}}"
+    if djson "$runtimes"; then
+        : > "$runtime_log"
+        if dstart json-plain affected; then plain=$count; else plain=none; fi
+        if dstart json-shim affected --runtime arenafix; then
+            said=$(shim_said "$id")
+            [ "$plain" = 9 ] && [ "$count" = "$host" ] && [ "$(mapped "$pid" '/libarenafix.so$')" -gt 0 ] && [ -n "$said" ] \
+                && pass "docker: daemon.json's runtimes entry (no --add-runtime): $plain arenas with the default runtime, $count with --runtime arenafix" \
+                || { fail "docker: daemon.json's runtimes: $plain arenas plain, $count with --runtime arenafix (want 9, $host): $said"; cat "$runtime_log"; }
+        else
+            fail "docker: daemon.json's runtimes: --runtime arenafix did not start"; cat "$runtime_log"
+        fi
+    else
+        fail "docker: dockerd did not start on daemon.json's runtimes entry: $(tail -n 3 "$work/docker/dockerd.log")"; return
+    fi
+    # default-runtime: every container, no option given.
+    if djson "$runtimes, \"default-runtime\": \"arenafix\""; then
+        : > "$runtime_log"
+        if dstart default-all affected; then
+            [ "$count" = "$host" ] && [ "$(mapped "$pid" '/libarenafix.so$')" -gt 0 ] && [ -n "$(shim_said "$id")" ] \
+                && pass "docker: default-runtime arenafix: a plain docker run (no --runtime) gets $count arenas, the library given" \
+                || { fail "docker: default-runtime arenafix: a plain docker run got $count arenas (want $host)"; cat "$runtime_log"; }
+        else
+            fail "docker: default-runtime arenafix: the container did not start"; cat "$runtime_log"
+        fi
+    else
+        fail "docker: dockerd did not start with default-runtime arenafix: $(tail -n 3 "$work/docker/dockerd.log")"; return
+    fi
+    # default-runtime with annotated-only: the OCI annotation
+    # io.arenafix.enable=true is the request.  Docker 20.10 copies no
+    # label into config.json's annotations and has no --annotation (24.0
+    # added it): what reaches the runtime is said.
+    cp "$runtime_conf" "$work/runtime-annotated.conf" && echo 'annotated-only = true' >> "$work/runtime-annotated.conf"
+    if djson "$runtimes, \"default-runtime\": \"arenafix\"" "$work/runtime-annotated.conf"; then
+        : > "$runtime_log"
+        if dstart annot-plain affected; then
+            [ "$count" = 9 ] && grep -F "container $id: " "$runtime_log" | grep -q -F "left alone: no annotation io.arenafix.enable=true (annotated-only)" \
+                && pass "docker: default-runtime arenafix, annotated-only: a container that does not ask is left alone ($count arenas), the shim says why" \
+                || { fail "docker: annotated-only: a plain container got $count arenas (want 9)"; cat "$runtime_log"; }
+        else
+            fail "docker: annotated-only: the plain container did not start"; cat "$runtime_log"
+        fi
+        : > "$runtime_log"
+        if dstart annot-label affected --label io.arenafix.enable=true; then
+            bundle=$(find "$work/docker/exec" -path "*/$id/config.json" 2>/dev/null | head -n 1)
+            ann=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("annotations", {}))' "$bundle" 2>/dev/null)
+            echo "docker $(dk version -f '{{.Server.Version}}'): --label io.arenafix.enable=true: $count arenas; config.json's annotations: ${ann:-none}"
+            # The shim serves it exactly when the annotation reached it.
+            if echo "$ann" | grep -q "'io.arenafix.enable': 'true'"; then want=$host; else want=9; fi
+            [ -n "$ann" ] && [ "$count" = "$want" ] \
+                && pass "docker $(dk version -f '{{.Server.Version}}'): --label io.arenafix.enable=true under annotated-only: $count arenas, as config.json's annotations ($ann) ask" \
+                || { fail "docker: --label io.arenafix.enable=true: $count arenas, annotations '$ann' (want $want)"; cat "$runtime_log"; }
+        else
+            fail "docker: annotated-only: the labelled container did not start"
+        fi
+        if dk run --help 2>/dev/null | grep -q -- '--annotation'; then
+            : > "$runtime_log"
+            if dstart annot-ann affected --annotation io.arenafix.enable=true; then
+                [ "$count" = "$host" ] && pass "docker: annotated-only: --annotation io.arenafix.enable=true gets $count arenas" \
+                    || { fail "docker: annotated-only: --annotation io.arenafix.enable=true got $count arenas (want $host)"; cat "$runtime_log"; }
+            else
+                fail "docker: --annotation io.arenafix.enable=true did not start"
+            fi
+        else
+            skip "docker $(dk version -f '{{.Server.Version}}') has no docker run --annotation (docker 24.0 and later): annotated-only with docker not run"
+        fi
+    else
+        fail "docker: dockerd did not start with annotated-only: $(tail -n 3 "$work/docker/dockerd.log")"
+    fi
+}
+
 # ---- containerd ---------------------------------------------------
 # Its own daemon: root, state, sockets in the build directory, no CRI.
 containerd_start() {
@@ -530,6 +617,7 @@ elif docker_start; then
     docker_part
     if [ -n "$shim" ]; then
         docker_runtime_part
+        docker_daemonjson_part
     else
         skip "docker: no arenafix-runtime given"
     fi

@@ -32,7 +32,7 @@ rm -rf "$work" && mkdir -p "$work"
 kread() {
     KUBECONFIG=/dev/null "$kubectl" annotate --local --dry-run=client -o json -f "$1" afx-check=1 >"$2" 2>"$2.err"
 }
-manifests="arenafix-node.yaml pinned-workload.yaml"
+manifests="arenafix-node.yaml pinned-workload.yaml runtimeclass.yaml"
 have_kubectl=false
 if [ -n "$kubectl" ] && "$kubectl" version --client >/dev/null 2>&1; then
     have_kubectl=true
@@ -98,6 +98,10 @@ if $have_kubectl && "$py" -c 'import kubernetes.client' 2>/dev/null; then
     refused arenafix-node.yaml 's/^  name: arenafix$/  name: arenafix\n  namespace: default/' \
         "a namespace for a Namespace" "a namespace given to a kind that has none"
     refused pinned-workload.yaml 's/cpu: "4"/cpu: ["4"]/' "a list for a quantity" 'is not of type str'
+    refused pinned-workload.yaml 's/runtimeClassName:/runtimeClass:/' "a misspelt runtimeClassName" "spec.runtimeClass: unknown field of V1PodSpec"
+    refused runtimeclass.yaml 's|^apiVersion: node.k8s.io/v1$|apiVersion: v1|' "a RuntimeClass in the core group" \
+        "the API creates no kind RuntimeClass at apiVersion v1"
+    refused runtimeclass.yaml '/^handler:/d' "no handler (required)" 'handler`, must not be `None`'
 else
     skip "no kubectl or no python3-kubernetes for /usr/bin/python3: no schema check"
 fi
@@ -109,7 +113,7 @@ fi
 # privileged and installs where its script says.
 if $have_kubectl && [ -s "$work/pinned-workload.yaml.json" ] && [ -s "$work/arenafix-node.yaml.json" ]; then
     if out=$("$py" - "$work/pinned-workload.yaml.json" "$work/arenafix-node.yaml.json" \
-            "$(cat "$(dirname "$0")/../../cli/hook/oci-hook.json.in")" <<'PY'
+            "$(cat "$(dirname "$0")/../../cli/hook/oci-hook.json.in")" "$work/runtimeclass.yaml.json" <<'PY'
 import json, re, sys
 def objs(path):
     t, at, d, out = open(path).read(), 0, json.JSONDecoder(), []
@@ -118,12 +122,17 @@ def objs(path):
         out.append(o)
     return out
 bad = []
-pod = [o for o in objs(sys.argv[1]) if o["kind"] == "Pod"][0]
+pods = {o["metadata"]["name"]: o for o in objs(sys.argv[1]) if o["kind"] == "Pod"}
 when = json.loads(sys.argv[3])["when"]["annotations"]
-ann = pod["metadata"].get("annotations", {})
+crio, ctrd = pods.get("pinned-example-crio", {}), pods.get("pinned-example-containerd", {})
+ann = crio.get("metadata", {}).get("annotations", {})
 if not any(re.search(k, a) and re.search(v, ann[a]) for k, v in when.items() for a in ann):
-    bad.append(f"the pod's annotations {ann} match not the hook's {when}")
-for c in pod["spec"]["containers"]:
+    bad.append(f"the CRI-O pod's annotations {ann} match not the hook's {when}")
+rc = [o for o in objs(sys.argv[4]) if o["kind"] == "RuntimeClass"]
+# The handler is the runtime entry arenafix-containerd-config writes.
+if not rc or rc[0]["handler"] != "arenafix" or ctrd.get("spec", {}).get("runtimeClassName") != rc[0]["metadata"]["name"]:
+    bad.append(f"the containerd pod's runtimeClassName {ctrd.get('spec', {}).get('runtimeClassName')} is not the RuntimeClass whose handler is arenafix ({rc})")
+for c in [c for p in pods.values() for c in p["spec"]["containers"]]:
     req, lim = c.get("resources", {}).get("requests", {}), c.get("resources", {}).get("limits", {})
     for r in ("cpu", "memory"):
         if r not in lim or req.get(r, lim[r]) != lim[r]:
@@ -140,6 +149,9 @@ for c in spec.get("initContainers", []) + spec["containers"]:
         bad.append(f"{c['name']} is privileged or may gain privileges")
     if "ALL" not in sc.get("capabilities", {}).get("drop", []):
         bad.append(f"{c['name']} keeps the runtime's default capabilities")
+    want = {"scan": ["SYS_PTRACE", "DAC_READ_SEARCH"], "install": ["SYS_CHROOT"]}.get(c["name"], [])
+    if sc.get("capabilities", {}).get("add", []) != want:
+        bad.append(f"{c['name']} adds {sc.get('capabilities', {}).get('add')}, not {want}")
 vols = {v["name"]: v.get("hostPath", {}).get("path") for v in spec["volumes"]}
 init = spec["initContainers"][0]
 env = {e["name"]: e.get("value") for e in init.get("env", [])}
@@ -151,7 +163,7 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
     ); then
-        pass "the pinned pod is Guaranteed with whole CPUs and the hook's annotation; the DaemonSet sees host PIDs, nothing privileged, every capability dropped but the scan's two"
+        pass "the pinned pods are Guaranteed with whole CPUs, CRI-O's with the hook's annotation, containerd's with the RuntimeClass whose handler is arenafix; the DaemonSet sees host PIDs, nothing privileged, every capability dropped but the scan's two and the install's SYS_CHROOT"
     else
         fail "the examples: $out"
     fi
@@ -244,17 +256,18 @@ real() {
     # ds_pod NODE ROOT NAME: that pod, the node's directories in NODE,
     # its / (the volume host-root) ROOT, as $work/NAME.json.
     ds_pod() {
-        mkdir -p "$1/opt/arenafix" "$1/hooks.d" "$1/textfile"
-        "$py" - "$work/arenafix-node.yaml.json" "localhost/$tag-node" "$1" "$tag-$3" "$2" >"$work/$3.json" <<'PY'
+        mkdir -p "$1/opt/arenafix" "$1/hooks.d" "$1/textfile" "$1/etc-arenafix" "$1/containerd"
+        "$py" - "$work/arenafix-node.yaml.json" "localhost/$tag-node" "$1" "$tag-$3" "$2" "${4:-install}" >"$work/$3.json" <<'PY'
 import json, sys
 t, at, d, objs = open(sys.argv[1]).read(), 0, json.JSONDecoder(), []
 while t[at:].strip():
     o, at = d.raw_decode(t, at + len(t[at:]) - len(t[at:].lstrip()))
     objs.append(o)
 tmpl = [o for o in objs if o["kind"] == "DaemonSet"][0]["spec"]["template"]
-image, node, name, root = sys.argv[2:6]
+image, node, name, root, action = sys.argv[2:7]
 moved = {"/": root, "/opt/arenafix": node + "/opt/arenafix", "/etc/containers/oci/hooks.d": node + "/hooks.d",
-         "/var/lib/prometheus/node-exporter": node + "/textfile"}
+         "/var/lib/prometheus/node-exporter": node + "/textfile", "/etc/arenafix": node + "/etc-arenafix",
+         "/etc/containerd": node + "/containerd"}
 spec = tmpl["spec"]
 for v in spec["volumes"]:
     if "hostPath" in v:
@@ -264,15 +277,32 @@ for c in spec["initContainers"] + spec["containers"]:
     for e in c.get("env", []):
         if e["name"] == "ARENAFIX_NODE_DIR":
             e["value"] = moved[e["value"]]
+        if e["name"] == "ARENAFIX_ACTION":
+            e["value"] = action
 spec["restartPolicy"] = "Never"
 for k in ("serviceAccountName", "nodeSelector", "tolerations"):
     spec.pop(k, None)
+# podman removes an init container that succeeded unless told to keep
+# it ("always"): its log is read.
 print(json.dumps({"apiVersion": "v1", "kind": "Pod", "spec": spec,
-                  "metadata": {"name": name, "labels": tmpl["metadata"]["labels"]}}))
+                  "metadata": {"name": name, "labels": tmpl["metadata"]["labels"],
+                               "annotations": {"io.podman.annotations.init.container.type": "always"}}}))
 PY
     }
     node=$work/node
     ds_pod "$node" / ds-pod
+    # The node runs containerd, its configuration with CRI settings of
+    # its own (its /etc/containerd moved as the others).
+    cat >"$node/containerd/config.toml" <<'EOF'
+version = 2
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "registry.example.com/pause:3.9"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      SystemdCgroup = true
+EOF
+    cp -p "$node/containerd/config.toml" "$work/containerd-config.orig"
     if ! pm kube play "$work/ds-pod.json" >"$work/play.log" 2>&1; then
         fail "podman kube play of the DaemonSet's pod: $(cat "$work/play.log")"; return
     fi
@@ -290,6 +320,29 @@ sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == [
         pass "the DaemonSet's init container (kube play, every capability dropped, read-only): the command, the library and a hooks.d entry, root's, with the package's annotation and stage, run with --always"
     else
         fail "the init container installed: $(ls -lR "$node" 2>&1; cat "$entry" 2>&1)"
+    fi
+    # containerd's entry: the drop-in with the node's CRI section and
+    # the handler arenafix (the runtime where the node has it), imported
+    # where the node's containerd looks; the restart said, not done.
+    said=$(pm logs "$tag-ds-pod-install" 2>&1)
+    if command -v containerd >/dev/null 2>&1; then
+        got=$("$py" - "$node/containerd/conf.d/99-arenafix.toml" <<'PY' 2>&1
+import sys, tomllib
+c = tomllib.load(open(sys.argv[1], "rb"))["plugins"]["io.containerd.grpc.v1.cri"]
+r = c["containerd"]["runtimes"]
+print(c["sandbox_image"], r["runc"]["options"]["SystemdCgroup"], r["arenafix"]["options"]["BinaryName"],
+      r["arenafix"]["options"]["SystemdCgroup"], r["arenafix"]["pod_annotations"])
+PY
+        )
+        [ "$got" = "registry.example.com/pause:3.9 True $node/opt/arenafix/bin/arenafix-runtime True ['io.arenafix.enable']" ] \
+            && grep -qx 'imports = \["/etc/containerd/conf.d/\*.toml"\]' "$node/containerd/config.toml" \
+            && [ -x "$node/opt/arenafix/bin/arenafix-runtime" ] && [ -x "$node/opt/arenafix/bin/arenafix-oci-hook" ] \
+            && grep -qx "hook = $node/opt/arenafix/bin/arenafix-oci-hook" "$node/etc-arenafix/runtime.conf" \
+            && echo "$said" | grep -q 'restart containerd on this node' \
+            && pass "the DaemonSet's init container on a containerd node: arenafix-runtime installed, its runtime.conf, the drop-in keeping the node's CRI settings with the handler arenafix ($got), imported; says to restart containerd" \
+            || fail "the init container on a containerd node: drop-in '$got'; $(cat "$node/containerd/config.toml" "$node/etc-arenafix/runtime.conf" 2>&1); said: $said"
+    else
+        skip "no containerd on this machine: the DaemonSet's containerd entry is not tried"
     fi
     pm kube play --down "$work/ds-pod.json" >/dev/null 2>&1
 
@@ -319,7 +372,9 @@ sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == [
     # would make the runtime run a command the node cannot run).
     if [ -e /usr/lib/x86_64-linux-musl/libc.so ]; then
         bad=$work/node-musl
-        mkdir -p "$bad/root/lib" "$bad/hooks.d" && cp /usr/lib/x86_64-linux-musl/libc.so "$bad/root/lib/ld-musl-x86_64.so.1"
+        # The mount point of the node's /etc/containerd (kubelet makes the
+        # directory on the node, DirectoryOrCreate, before the container).
+        mkdir -p "$bad/root/lib" "$bad/root/etc/containerd" "$bad/hooks.d" && cp /usr/lib/x86_64-linux-musl/libc.so "$bad/root/lib/ld-musl-x86_64.so.1"
         cp "$entry" "$bad/hooks.d/arenafix.json"
         ds_pod "$bad" "$bad/root" ds-musl
         if pm kube play "$work/ds-musl.json" >"$work/play-musl.log" 2>&1; then
@@ -349,7 +404,12 @@ sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == [
     workload() {
         "$py" - "$work/pinned-workload.yaml.json" "localhost/$tag-affected" "$tag-pinned" "$1" >"$work/pinned.json" <<'PY'
 import json, sys
-pod = json.load(open(sys.argv[1]))
+t, at, d, objs = open(sys.argv[1]).read(), 0, json.JSONDecoder(), []
+while t[at:].strip():
+    o, at = d.raw_decode(t, at + len(t[at:]) - len(t[at:].lstrip()))
+    objs.append(o)
+# CRI-O's variant (the annotation): kube play reads hooks.d as CRI-O does.
+pod = [o for o in objs if o["metadata"]["name"] == "pinned-example-crio"][0]
 image, name, ann = sys.argv[2:5]
 pod["metadata"]["name"] = name
 pod["metadata"]["annotations"].pop("afx-check", None)
@@ -373,6 +433,22 @@ PY
     [ "$without" = 9 ] && [ "$with" = "$host" ] && grep -q 'given the library' "$node/opt/arenafix/oci-hook.log" \
         && pass "pinned-workload.yaml in kube play with the installed hooks.d: $with arenas with its annotation (the host glibc's), $without with io.arenafix.enable=false; the hook's log on the node says why" \
         || fail "pinned-workload.yaml: $with arenas with the annotation, $without without (want $host, 9); log: $(cat "$node/opt/arenafix/oci-hook.log" 2>&1)"
+
+    # ARENAFIX_ACTION=remove: the same pod takes away what it installed,
+    # containerd's configuration back to its bytes.
+    ds_pod "$node" / ds-remove remove
+    if pm kube play "$work/ds-remove.json" >"$work/play-remove.log" 2>&1; then
+        for _ in $(seq 1 300); do
+            [ "$(pm inspect -f '{{.State.Status}}' "$tag-ds-remove-scan" 2>/dev/null)" = running ] && break; sleep 0.2
+        done
+        left=$(cd "$node" && find opt etc-arenafix hooks.d containerd -type f | sort | tr '\n' ' ')
+        cmp -s "$node/containerd/config.toml" "$work/containerd-config.orig" && [ "$left" = "containerd/config.toml " ] \
+            && pass "ARENAFIX_ACTION=remove: the hook entry, runtime.conf, /opt/arenafix's files and logs and the drop-in removed, config.toml's bytes as before ($(pm logs "$tag-ds-remove-install" 2>&1 | tail -n 1))" \
+            || fail "ARENAFIX_ACTION=remove left: $left; $(diff "$work/containerd-config.orig" "$node/containerd/config.toml"); $(pm logs "$tag-ds-remove-install" 2>&1)"
+    else
+        fail "podman kube play of the DaemonSet's pod with ARENAFIX_ACTION=remove: $(cat "$work/play-remove.log")"
+    fi
+    pm kube play --down "$work/ds-remove.json" >/dev/null 2>&1
 
     # The scan container: the manifest's command, capabilities, read-only
     # root and volumes, with the host's PIDs (kube play of podman 4.3
