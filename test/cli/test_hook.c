@@ -310,11 +310,29 @@ static bool box_start(struct box *b, const char *test)
 
 static void box_stop(struct box *b)
 {
+    if (b->pid == 0)
+        return;
+    b->pid = 0;
     live_stop(&b->l);
     live_remove_tree(b->tree);
     live_remove_tree(b->bundle);
     unlink(b->state);
 }
+
+/* A failed check stops the box first: its process and trees go. */
+#define BOX_ASSERT(b, cond, ...)       \
+    do {                               \
+        bool ok_ = (cond);             \
+        if (!ok_)                      \
+            box_stop(b);               \
+        ck_assert_msg(ok_, __VA_ARGS__); \
+    } while (0)
+#define NOT_GIVEN(r, b)                                                                                          \
+    do {                                                                                                         \
+        const char *p_ = box_preload(b);                                                                         \
+        BOX_ASSERT(b, strstr((r)->err, "given the library") == NULL && p_[0] == '\0', "stderr: %s; "           \
+                   "ld.so.preload: %s", (r)->err, p_);                                                          \
+    } while (0)
 
 static void write_text(const char *path, const char *text)
 {
@@ -346,7 +364,7 @@ static void box_hook(struct run *r, struct box *b, const char *bundle, const cha
     write_text(b->state, text);
     run(r, NULL, ARGV("sh", "-c", "cd \"$2\" && exec \"$0\" oci-hook $3 < \"$1\"", cli(), b->state,
                       cwd != NULL ? cwd : "/", option != NULL ? option : ""));
-    ck_assert_status(r, 0);
+    BOX_ASSERT(b, WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "exit: 0x%x; %s", r->status, r->err);
 }
 
 /* The container's /etc/ld.so.preload as its programs see it; "" if
@@ -368,10 +386,6 @@ static const char *box_preload(struct box *b)
 
 #define ASKED ",\"annotations\":{\"io.arenafix.enable\":\"true\"}"
 #define REFUSED ",\"annotations\":{\"io.arenafix.enable\":\"false\"}"
-#define NOT_GIVEN(r, b)                                                                                        \
-    ck_assert_msg(strstr((r)->err, "given the library") == NULL && box_preload(b)[0] == '\0', "stderr: %s; " \
-                  "ld.so.preload: %s", (r)->err, box_preload(b))
-
 /* A container that asks is given the library: mounted, first in its
  * /etc/ld.so.preload; the file the hook wrote in the bundle to mount
  * it is gone, the bundle as the runtime made it. */
@@ -384,9 +398,9 @@ START_TEST(hook_gives_the_library)
     struct run r;
     box_hook(&r, &b, NULL, "", NULL, NULL);
     const char *preload = box_preload(&b);
-    ck_assert_msg(strstr(r.err, "given the library: ") != NULL && strstr(preload, "/arenafix/libarenafix.so\n") != NULL
-                      && preload[0] == '/',
-                  "stderr: %s; ld.so.preload: %s", r.err, preload);
+    BOX_ASSERT(&b, strstr(r.err, "given the library: ") != NULL && strstr(preload, "/arenafix/libarenafix.so\n") != NULL
+                       && preload[0] == '/',
+               "stderr: %s; ld.so.preload: %s", r.err, preload);
     run_free(&r);
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "cd '%s' && ls -A", b.bundle);
@@ -410,7 +424,7 @@ START_TEST(hook_bundle_not_roots_alone)
     ck_assert_int_eq(chmod(b.bundle, 0775), 0);
     box_hook(&r, &b, NULL, ASKED, NULL, NULL);
     NOT_GIVEN(&r, &b);
-    ck_assert_msg(strstr(r.err, "is not a directory only root may write") != NULL, "%s", r.err);
+    BOX_ASSERT(&b, strstr(r.err, "is not a directory only root may write") != NULL, "%s", r.err);
     run_free(&r);
     ck_assert_int_eq(chmod(b.bundle, 0755), 0);
     ck_assert_int_eq(chown(b.bundle, 65534, 65534), 0);
@@ -433,7 +447,7 @@ START_TEST(hook_enable_false_is_no)
     box_config(&b, "");
     box_hook(&r, &b, NULL, REFUSED, NULL, NULL);
     NOT_GIVEN(&r, &b);
-    ck_assert_msg(strstr(r.err, "left alone: no annotation io.arenafix.enable=true") != NULL, "%s", r.err);
+    BOX_ASSERT(&b, strstr(r.err, "left alone: no annotation io.arenafix.enable=true") != NULL, "%s", r.err);
     run_free(&r);
     box_config(&b, REFUSED);
     box_hook(&r, &b, NULL, "", NULL, NULL);
@@ -491,9 +505,9 @@ START_TEST(hook_reads_bounded)
     fprintf(f, "{\"pid\":%ld,\"bundle\":\"%s\"" ASKED "%s}\n", b.pid, b.bundle, pad);
     ck_assert(fclose(f) == 0);
     run(&r, NULL, ARGV("sh", "-c", "exec \"$0\" oci-hook < \"$1\"", cli(), b.state));
-    ck_assert_status(&r, 0);
+    BOX_ASSERT(&b, WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
     NOT_GIVEN(&r, &b);
-    ck_assert_msg(strstr(r.err, "has no pid and absolute bundle") != NULL, "%s", r.err);
+    BOX_ASSERT(&b, strstr(r.err, "has no pid and absolute bundle") != NULL, "%s", r.err);
     run_free(&r);
     snprintf(path, sizeof path, "%s/config.json", b.bundle);
     f = fopen(path, "w");
