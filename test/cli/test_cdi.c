@@ -268,6 +268,45 @@ START_TEST(cdi_untrusted_command)
 }
 END_TEST
 
+/* Nor a library others may change: the hook mounts the library it
+ * finds (a built command's, beside it in the build tree) into every
+ * container given the device.  The same tree with the library's
+ * directory root's alone gets its spec. */
+START_TEST(cdi_untrusted_library)
+{
+    if (geteuid() != 0) {
+        printf("SKIP cdi_untrusted_library: needs root (the check is of root's own files)\n");
+        return;
+    }
+    snprintf(scratch, sizeof scratch, "/tmp/arenafix-cdi-XXXXXX");
+    ck_assert(mkdtemp(scratch) != NULL);
+    char copy[PATH_MAX + 32], shim[PATH_MAX + 16], s[PATH_MAX + 8], c[PATH_MAX + 8], l[PATH_MAX + 8];
+    snprintf(copy, sizeof copy, "%s/build/cli/arenafix", scratch);
+    snprintf(shim, sizeof shim, "%s/shim", scratch);
+    snprintf(s, sizeof s, "S=%s", scratch);
+    snprintf(c, sizeof c, "C=%s", cli());
+    snprintf(l, sizeof l, "L=%s", testlib());
+    struct run r;
+    run(&r, ARGV(s, c, l), ARGV("sh", "-ec", "mkdir -p \"$S/build/cli\" \"$S/shim\"; chmod 0755 \"$S\" \"$S/build\" "
+                                "\"$S/build/cli\"; cp \"$C\" \"$S/build/cli/\"; cp \"$L\" \"$S/shim/libarenafix.so\"; "
+                                "chmod 0775 \"$S/shim\""));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+    run(&r, NULL, ARGV(copy, "cdi"));
+    ck_assert_status(&r, 1);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_msg(strstr(r.err, "the hook mounts only a library only root can change") != NULL
+                      && strstr(r.err, shim) != NULL, "stderr: %s", r.err);
+    run_free(&r);
+    ck_assert_int_eq(chmod(shim, 0755), 0);
+    run(&r, NULL, ARGV(copy, "cdi"));
+    scratch_remove();
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.out, "\"oci-hook\", \"--cdi\"") != NULL, "stdout: %s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* The hook's log is the operator's regular file: a FIFO there (no
  * reader) does not hold the container's start, and is not written. */
 START_TEST(hook_log_not_a_file)
@@ -298,6 +337,7 @@ Suite *cdi_suite(void)
     tcase_add_test(tc, cdi_output_makes_its_directory);
     tcase_add_test(tc, cdi_output_refuses_a_directory_others_may_write);
     tcase_add_test(tc, cdi_untrusted_command);
+    tcase_add_test(tc, cdi_untrusted_library);
     tcase_add_test(tc, hook_log_not_a_file);
     suite_add_tcase(s, tc);
     return s;

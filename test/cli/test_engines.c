@@ -561,6 +561,51 @@ START_TEST(own_root_elsewhere_not_run)
 }
 END_TEST
 
+/* This command in a root of its own (a DaemonSet's pod runs it so,
+ * seeing the host's PIDs), PID 1's root readable: the host's glibc is
+ * PID 1's, not that of the nearest ancestor outside the command's root
+ * (here unshare, which could run any libc).  A process in another root
+ * on a copy of the host's libc.so.6 is judged by it, and says whose. */
+START_TEST(in_a_root_of_its_own_the_hosts_glibc_is_pid_1s)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (to make a mount namespace and a root)\n", __func__);
+        return;
+    }
+    char root[PATH_MAX], mine[PATH_MAX], cmd[8 * PATH_MAX];
+    snprintf(root, sizeof root, "%s/root-XXXXXX", test_prog(""));
+    snprintf(mine, sizeof mine, "%s/cmdroot-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(root) != NULL && chmod(root, 0755) == 0 && mkdtemp(mine) != NULL && chmod(mine, 0755) == 0);
+    snprintf(cmd, sizeof cmd,
+             "set -e; for r in %s %s; do mkdir -p $r/lib/x86_64-linux-gnu $r/lib64 $r/proc $r/sys $r/dev; "
+             "cp /lib/x86_64-linux-gnu/libc.so.6 $r/lib/x86_64-linux-gnu/; cp /lib64/ld-linux-x86-64.so.2 $r/lib64/; "
+             "done; cp %s %s/arenawait; cp %s %s/arenafix", root, mine, test_prog("arenawait"), root, cli(), mine);
+    struct run r;
+    run(&r, NULL, ARGV("sh", "-c", cmd));
+    ck_assert_status(&r, 0);
+    run_free(&r);
+    snprintf(cmd, sizeof cmd, "mount -t proc proc %s/proc && exec chroot %s /arenawait 2", root, root);
+    struct live l;
+    live_start(&l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
+    long inside = child_in_other_mounts(l.pid);
+    snprintf(cmd, sizeof cmd, "mount -t proc proc %s/proc && mount --rbind /sys %s/sys && mount --rbind /dev %s/dev "
+             "&& exec chroot %s /arenafix inspect --json %ld", mine, mine, mine, mine, inside);
+    run(&r, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
+    live_stop(&l);
+    struct run rm;
+    run(&rm, NULL, ARGV("rm", "-rf", root, mine));
+    run_free(&rm);
+    ck_assert_msg(inside > 0, "no child in a mount namespace of its own");
+    ck_assert_msg(strstr(r.out, "\"glibc_state\":\"not affected\"") != NULL
+                      && strstr(r.out, "its libc.so.6 is the host's byte for byte (the host's glibc (PID 1's; this "
+                                       "command runs in a container") != NULL,
+                  "%s%s", r.out, r.err);
+    run_free(&r);
+}
+END_TEST
+
 /* Two ctr containers of one name, each in a containerd namespace of its
  * own: two containers, each given its fix. */
 START_TEST(same_id_two_namespaces)
@@ -676,7 +721,7 @@ static void remove_kubepods(char paths[3][LEVELS][PATH_MAX], const bool made[3][
  * runs (so that nothing of the host's /run changes).  inspect names it by
  * its pod (text, JSON, metrics), takes its ID from its cgroup, and prints
  * the pod's fix, runtimeClassName; a bundle file that is not root's, or
- * a link, names nothing. */
+ * its group may write, or a link, names nothing. */
 START_TEST(pod_container_named_by_pod)
 {
     if (skip_emulated(__func__, EMULATED_PROC))
@@ -736,6 +781,13 @@ START_TEST(pod_container_named_by_pod)
     run(&bad, NULL, ARGV("nsenter", ns, "sh", "-c", chown_cmd));
     run_free(&bad);
     run(&bad, NULL, ARGV("nsenter", ns, cli(), "inspect", "--json", pid));
+    /* Root's again, but its group may write to it. */
+    struct run group;
+    snprintf(chown_cmd, sizeof chown_cmd, "chown 0 %s/config.json && chmod 0664 %s/config.json", bundle, bundle);
+    run(&group, NULL, ARGV("nsenter", ns, "sh", "-c", chown_cmd));
+    ck_assert_status(&group, 0);
+    run_free(&group);
+    run(&group, NULL, ARGV("nsenter", ns, cli(), "inspect", "--json", pid));
     snprintf(link_cmd, sizeof link_cmd, "set -e; mkdir /run/real; cp %s /run/real/config.json; "
              "rm %s/config.json; ln -s /run/real/config.json %s/config.json", config, bundle, bundle);
     run(&link, NULL, ARGV("nsenter", ns, "sh", "-c", link_cmd));
@@ -771,6 +823,10 @@ START_TEST(pod_container_named_by_pod)
                   "a bundle file of another's: %s", bad.out);
     ck_assert_msg(strstr(link.out, "\"pod_namespace\":null") != NULL && strstr(link.out, "telco") == NULL,
                   "a bundle file that is a link: %s", link.out);
+    ck_assert_msg(strstr(group.out, "\"container_id\":\"" CID "\"") != NULL
+                      && strstr(group.out, "\"pod_namespace\":null") != NULL && strstr(group.out, "telco") == NULL,
+                  "a bundle file its group may write: %s", group.out);
+    run_free(&group);
     run_free(&json);
     run_free(&text);
     run_free(&all);
@@ -798,6 +854,7 @@ Suite *engines_suite(void)
     tcase_add_test(shims, users_shim_names_no_container);
     tcase_add_test(shims, shim_names_a_long_id);
     tcase_add_test(shims, own_root_elsewhere_not_run);
+    tcase_add_test(shims, in_a_root_of_its_own_the_hosts_glibc_is_pid_1s);
     tcase_add_test(shims, same_id_two_namespaces);
     tcase_add_test(shims, shim_of_a_removed_program);
     tcase_add_test(shims, pod_container_named_by_pod);

@@ -3,9 +3,11 @@
  * it mounts; and what it reads of image trees made here, with real
  * glibcs.  test/containers/hook.sh runs the hook itself, in podman. */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -56,7 +58,7 @@ START_TEST(oci_state)
     /* Strings: escapes decoded; a NUL, non-ASCII or too long refused. */
     ck_assert(afx_json_string("\"a\\u0041\\n\"", 11, out, sizeof out));
     ck_assert_str_eq(out, "aA\n");
-    ck_assert(!afx_json_string("\"a\\u0000\"", 10, out, sizeof out));
+    ck_assert(!afx_json_string("\"a\\u0000\"", 9, out, sizeof out));
     ck_assert(!afx_json_string("\"\\u00e9\"", 8, out, sizeof out));
     ck_assert(!afx_json_string("\"abcdef\"", 8, out, 4));
     ck_assert(!afx_json_string("1", 1, out, sizeof out));
@@ -88,7 +90,7 @@ START_TEST(image_decision)
         bool given;
     } versions[] = {
         { "2.33", false }, { "2.17", false }, { "2.34", true }, { "2.35", true }, { "2.36", true },
-        { "2.38", true }, { "2.39", false }, { "2.40", false }, { "3.1", false }, { "", false }, { "x", false },
+        { "2.38", true }, { "2.39", false }, { "2.40", false }, { "3.1", false }, { "3.36", false }, { "", false }, { "x", false },
     };
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         f = glibc(versions[i].version);
@@ -272,6 +274,255 @@ START_TEST(image_foreign_only)
 }
 END_TEST
 
+/* ---- the hook itself, run as a runtime runs it ---------------------
+ * A container's process: arenawait on the affected glibc in a mount
+ * namespace of its own, its root a tree of the build's (harness.h), an
+ * /etc added; its bundle, a new directory of the build's holding
+ * config.json; its state on the hook's standard input. */
+struct box {
+    struct live l;
+    long pid;           /* the container's process */
+    char tree[PATH_MAX];
+    char bundle[PATH_MAX];
+    char state[PATH_MAX + 16];
+};
+
+/* False (a SKIP printed) where the hook cannot be run here. */
+static bool box_start(struct box *b, const char *test)
+{
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root (the hook mounts into a container)\n", test);
+        return false;
+    }
+    const char *g = affected_glibc(test);
+    if (g == NULL || skip_emulated(test, EMULATED_PROC))
+        return false;
+    b->pid = live_start_contained(&b->l, g, b->tree, sizeof b->tree);
+    ck_assert_msg(b->pid > 0, "no contained process");
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/etc", b->tree);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(b->bundle, sizeof b->bundle, "%s/bundle-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(b->bundle) != NULL && chmod(b->bundle, 0755) == 0);
+    snprintf(b->state, sizeof b->state, "%s.state", b->bundle);
+    return true;
+}
+
+static void box_stop(struct box *b)
+{
+    if (b->pid == 0)
+        return;
+    b->pid = 0;
+    live_stop(&b->l);
+    live_remove_tree(b->tree);
+    live_remove_tree(b->bundle);
+    unlink(b->state);
+}
+
+/* A failed check stops the box first: its process and trees go. */
+#define BOX_ASSERT(b, cond, ...)       \
+    do {                               \
+        bool ok_ = (cond);             \
+        if (!ok_)                      \
+            box_stop(b);               \
+        ck_assert_msg(ok_, __VA_ARGS__); \
+    } while (0)
+#define NOT_GIVEN(r, b)                                                                                          \
+    do {                                                                                                         \
+        const char *p_ = box_preload(b);                                                                         \
+        BOX_ASSERT(b, strstr((r)->err, "given the library") == NULL && p_[0] == '\0', "stderr: %s; "           \
+                   "ld.so.preload: %s", (r)->err, p_);                                                          \
+    } while (0)
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "%s", path);
+    ck_assert(fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* The bundle's config.json: the container's root as its process sees
+ * it before pivot_root (here, after: "/"), then members (JSON text,
+ * "" for none). */
+static void box_config(struct box *b, const char *members)
+{
+    char path[PATH_MAX + 16], text[512];
+    snprintf(path, sizeof path, "%s/config.json", b->bundle);
+    snprintf(text, sizeof text, "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"/\"}%s}\n", members);
+    write_text(path, text);
+}
+
+/* arenafix oci-hook OPTION (or none), the state {"pid":...,"bundle":
+ * BUNDLE (the box's if NULL), MEMBERS} on its standard input, run in
+ * directory CWD, into r. */
+static void box_hook(struct run *r, struct box *b, const char *bundle, const char *members, const char *cwd,
+                     const char *option)
+{
+    char text[PATH_MAX + 512];
+    snprintf(text, sizeof text, "{\"ociVersion\":\"1.0.2\",\"id\":\"0123456789abcdef\",\"status\":\"creating\","
+             "\"pid\":%ld,\"bundle\":\"%s\"%s}\n", b->pid, bundle != NULL ? bundle : b->bundle, members);
+    write_text(b->state, text);
+    run(r, NULL, ARGV("sh", "-c", "cd \"$2\" && exec \"$0\" oci-hook $3 < \"$1\"", cli(), b->state,
+                      cwd != NULL ? cwd : "/", option != NULL ? option : ""));
+    BOX_ASSERT(b, WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "exit: 0x%x; %s", r->status, r->err);
+}
+
+/* The container's /etc/ld.so.preload as its programs see it; "" if
+ * none. */
+static const char *box_preload(struct box *b)
+{
+    static char text[4096];
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/root/etc/ld.so.preload", b->pid);
+    text[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    return text;
+}
+
+#define ASKED ",\"annotations\":{\"io.arenafix.enable\":\"true\"}"
+#define REFUSED ",\"annotations\":{\"io.arenafix.enable\":\"false\"}"
+/* A container that asks is given the library: mounted, first in its
+ * /etc/ld.so.preload; the file the hook wrote in the bundle to mount
+ * it is gone, the bundle as the runtime made it. */
+START_TEST(hook_gives_the_library)
+{
+    struct box b;
+    if (!box_start(&b, __func__))
+        return;
+    box_config(&b, ASKED);
+    struct run r;
+    box_hook(&r, &b, NULL, "", NULL, NULL);
+    const char *preload = box_preload(&b);
+    BOX_ASSERT(&b, strstr(r.err, "given the library: ") != NULL && strstr(preload, "/arenafix/libarenafix.so\n") != NULL
+                       && preload[0] == '/',
+               "stderr: %s; ld.so.preload: %s", r.err, preload);
+    run_free(&r);
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ls -A", b.bundle);
+    run(&r, NULL, ARGV("sh", "-c", cmd));
+    box_stop(&b);
+    ck_assert_str_eq(r.out, "config.json\n");
+    run_free(&r);
+}
+END_TEST
+
+/* A bundle that is not root's alone (its group may write to it, or
+ * another user owns it) is not believed, though the state asks:
+ * whoever may write there chooses the root the hook mounts into. */
+START_TEST(hook_bundle_not_roots_alone)
+{
+    struct box b;
+    if (!box_start(&b, __func__))
+        return;
+    box_config(&b, ASKED);
+    struct run r;
+    ck_assert_int_eq(chmod(b.bundle, 0775), 0);
+    box_hook(&r, &b, NULL, ASKED, NULL, NULL);
+    NOT_GIVEN(&r, &b);
+    BOX_ASSERT(&b, strstr(r.err, "is not a directory only root may write") != NULL, "%s", r.err);
+    run_free(&r);
+    ck_assert_int_eq(chmod(b.bundle, 0755), 0);
+    ck_assert_int_eq(chown(b.bundle, 65534, 65534), 0);
+    box_hook(&r, &b, NULL, ASKED, NULL, NULL);
+    box_stop(&b);
+    ck_assert_msg(strstr(r.err, "given the library") == NULL
+                      && strstr(r.err, "is not a directory only root may write") != NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* Only "true" asks: io.arenafix.enable=false, in the state or in
+ * config.json, leaves the container alone. */
+START_TEST(hook_enable_false_is_no)
+{
+    struct box b;
+    if (!box_start(&b, __func__))
+        return;
+    struct run r;
+    box_config(&b, "");
+    box_hook(&r, &b, NULL, REFUSED, NULL, NULL);
+    NOT_GIVEN(&r, &b);
+    BOX_ASSERT(&b, strstr(r.err, "left alone: no annotation io.arenafix.enable=true") != NULL, "%s", r.err);
+    run_free(&r);
+    box_config(&b, REFUSED);
+    box_hook(&r, &b, NULL, "", NULL, NULL);
+    NOT_GIVEN(&r, &b);
+    box_stop(&b);
+    ck_assert_msg(strstr(r.err, "left alone: no annotation io.arenafix.enable=true") != NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* A state whose bundle is a relative path names no bundle: the hook
+ * would read whichever directory of that name its working directory
+ * holds. */
+START_TEST(hook_relative_bundle)
+{
+    struct box b;
+    if (!box_start(&b, __func__))
+        return;
+    box_config(&b, ASKED);
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", b.bundle);
+    *strrchr(parent, '/') = '\0';
+    struct run r;
+    box_hook(&r, &b, strrchr(b.bundle, '/') + 1, "", parent, NULL);
+    NOT_GIVEN(&r, &b);
+    box_stop(&b);
+    ck_assert_msg(strstr(r.err, "has no pid and absolute bundle") != NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* A state over 1 MiB, a config.json over 4 MiB: not read (the hook
+ * runs as root on what a runtime or a tenant wrote), the container
+ * left alone.  Each is valid JSON and asks (the request in the state
+ * too when config.json is the big one). */
+START_TEST(hook_reads_bounded)
+{
+    struct box b;
+    if (!box_start(&b, __func__))
+        return;
+    size_t big = (size_t)5 << 20;
+    char *pad = malloc(big + 64);
+    ck_assert(pad != NULL);
+    snprintf(pad, 64, ",\"pad\":\"");
+    size_t at = strlen(pad);
+    memset(pad + at, 'a', big);
+    snprintf(pad + at + big, 8, "\"");
+    char path[PATH_MAX + 16];
+    FILE *f;
+    struct run r;
+    box_config(&b, ASKED);
+    /* The state: box_hook's text is too small to hold the pad. */
+    f = fopen(b.state, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "{\"pid\":%ld,\"bundle\":\"%s\"" ASKED "%s}\n", b.pid, b.bundle, pad);
+    ck_assert(fclose(f) == 0);
+    run(&r, NULL, ARGV("sh", "-c", "exec \"$0\" oci-hook < \"$1\"", cli(), b.state));
+    BOX_ASSERT(&b, WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    NOT_GIVEN(&r, &b);
+    BOX_ASSERT(&b, strstr(r.err, "has no pid and absolute bundle") != NULL, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/config.json", b.bundle);
+    f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "{\"root\":{\"path\":\"/\"}" ASKED "%s}\n", pad);
+    ck_assert(fclose(f) == 0);
+    free(pad);
+    box_hook(&r, &b, NULL, ASKED, NULL, NULL);
+    NOT_GIVEN(&r, &b);
+    box_stop(&b);
+    ck_assert_msg(strstr(r.err, "names no root.path") != NULL, "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
 Suite *hook_suite(void)
 {
     Suite *s = suite_create("hook");
@@ -281,6 +532,11 @@ Suite *hook_suite(void)
     tcase_add_test(tc, preload_merge);
     tcase_add_test(tc, image_two_abis);
     tcase_add_test(tc, image_foreign_only);
+    tcase_add_test(tc, hook_gives_the_library);
+    tcase_add_test(tc, hook_bundle_not_roots_alone);
+    tcase_add_test(tc, hook_enable_false_is_no);
+    tcase_add_test(tc, hook_relative_bundle);
+    tcase_add_test(tc, hook_reads_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -79,6 +79,28 @@ START_TEST(affected_image)
 }
 END_TEST
 
+/* 2.34 itself is new enough: GLIBC_2.34 is the version the library
+ * needs, and the first affected release.  Upstream 2.34's libc. */
+START_TEST(image_of_the_oldest_release_the_library_loads_on)
+{
+    if (skip_emulated(__func__, "the glibc copied is x86_64's"))
+        return;
+    if (access("../shared/glibc-releases/glibc-2.34/lib/libc.so.6", R_OK) != 0) {
+        printf("SKIP %s: no ../shared/glibc-releases/glibc-2.34\n", __func__);
+        return;
+    }
+    make_tree("mkdir -p $T/lib64; cp ../shared/glibc-releases/glibc-2.34/lib/libc.so.6 $T/lib64/");
+    struct run r;
+    probe_root(&r);
+    remove_tree();
+    ck_assert_status(&r, 5);
+    ck_assert_msg(has(r.out, "\"glibc\":\"2.34\"") && has(r.out, "\"library_loads\":\"yes\"")
+                      && has(r.out, "affected releases"),
+                  "%s", r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* An older glibc than 2.34: libarenafix would stop every program.  The
  * upstream 2.35's libc, its banner made to say 2.31, as an older
  * image's does (its version is all probe --root reads of it). */
@@ -192,6 +214,7 @@ Suite *rootprobe_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, affected_image);
     tcase_add_test(tc, image_older_than_the_library_needs);
+    tcase_add_test(tc, image_of_the_oldest_release_the_library_loads_on);
     tcase_add_test(tc, image_of_another_architecture);
     tcase_add_test(tc, musl_image);
     tcase_add_test(tc, no_libc_and_no_way_out);
