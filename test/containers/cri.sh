@@ -116,8 +116,9 @@ fi
 # Its root, state, sockets, CNI folders (none needed: the pods use the
 # host's network) and runc's state in the build directory; the runtime
 # handlers: runc (the default) and arenafix, the runc v2 shim running
-# arenafix-runtime as deploy/containerd/arenafix-runtime.toml gives it
-# (BinaryName), the cgroupfs driver.
+# arenafix-runtime (BinaryName) with runc's options, added by
+# deploy/containerd/arenafix-containerd-config's drop-in; the cgroupfs
+# driver.
 containerd_start() {
     rm -rf "$d" && mkdir -p "$d/cni/bin" "$d/cni/conf" || return 1
     cat > "$d/config.toml" <<EOF
@@ -149,15 +150,12 @@ state = "$d/state"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         Root = "$d/runc"
         SystemdCgroup = false
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.arenafix]
-      runtime_type = "io.containerd.runc.v2"
-      pod_annotations = ["io.arenafix.enable"]
-      container_annotations = ["io.arenafix.enable"]
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.arenafix.options]
-        BinaryName = "$shim"
-        Root = "$d/runc"
-        SystemdCgroup = false
 EOF
+    # The handler arenafix as a node gets it: the drop-in
+    # arenafix-containerd-config writes from this containerd's own dump.
+    sh "$here/../../deploy/containerd/arenafix-containerd-config" install --config "$d/config.toml" \
+        --drop-in-dir "$d/conf.d" --runtime "$shim" >"$d/install.log" 2>&1 \
+        || { cat "$d/install.log"; return 1; }
     ARENAFIX_RUNTIME_CONFIG=$runtime_conf containerd --config "$d/config.toml" >"$d/containerd.log" 2>&1 &
     echo $! > "$d/containerd.pid"
     cpid=$!
