@@ -48,10 +48,10 @@ $(B)/shim:
 # for C++ and profiling this library has none of.  Constructors run from
 # .init_array, which needs no start file.
 #
-# Then the reference to __libc_single_threaded (glibc 2.32's) is made
-# unversioned (shim/unversion.c says why), by a tool built for the
-# build host, so that the library loads on an older glibc and stands
-# down there.
+# Then the references to __libc_single_threaded (glibc 2.32's) and
+# pthread_getattr_default_np (2.18's) are made unversioned
+# (shim/unversion.c says why), by a tool built for the build host, so
+# that the library loads on an older glibc and stands down there.
 SHIM_CRTEND := $(shell $(CC) -print-file-name=crtendS.o)
 BUILD_CC ?= cc
 SHIM_UNVERSION := $(B)/shim/unversion
@@ -60,7 +60,7 @@ $(SHIM_UNVERSION): shim/unversion.c | $(B)/shim
 $(SHIM_LIB): $(SHIM_OBJ) $(SHIM_MAP) $(SHIM_UNVERSION)
 	$(CC) -shared -nostartfiles $(CFLAGS) $(LDFLAGS) -Wl,--version-script=$(SHIM_MAP) \
 	    -Wl,-z,defs -Wl,--as-needed -Wl,-z,lazy -o $@.tmp $(SHIM_OBJ) $(SHIM_LIBS) $(SHIM_CRTEND)
-	$(SHIM_UNVERSION) $@.tmp __libc_single_threaded
+	$(SHIM_UNVERSION) $@.tmp __libc_single_threaded pthread_getattr_default_np
 	mv $@.tmp $@
 
 .PHONY: install-shim uninstall-shim

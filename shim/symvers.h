@@ -65,7 +65,14 @@ AFX_OLD(pthread_getspecific, AFX_V_BASE)
 AFX_OLD(pthread_setspecific, AFX_V_BASE)
 AFX_OLD(pthread_once, AFX_V_BASE)
 AFX_OLD(pthread_sigmask, AFX_V_BASE)
-AFX_OLD(pthread_getattr_default_np, "GLIBC_2.18")
+/* pthread_getattr_default_np (2.18) is left unversioned after the link
+ * (shim.mk), as __libc_single_threaded is: glibc 2.17 (RHEL 7's) then
+ * loads the library too.  Touch mode alone calls it, on 2.34+. */
+#if defined(__i386__)
+/* 2.28's fcntl reads F_GETLK64's argument rightly; F_SETFL, the
+ * library's one use, is the same in the first. */
+AFX_OLD(fcntl, "GLIBC_2.0")
+#endif
 #if defined(__aarch64__)
 AFX_OLD(pthread_attr_getaffinity_np, "GLIBC_2.17")
 #else

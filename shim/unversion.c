@@ -1,15 +1,15 @@
 /* Build tool, run on the freshly linked library (shim.mk): makes the
- * reference to each named symbol unversioned, and the version it
- * carried a weak need where no other reference carries it.
+ * reference to each named symbol unversioned, and drops the version it
+ * carried from the needs where no other reference carries it.
  *
- * __libc_single_threaded exists from glibc 2.32, in that version only.
- * A reference to it with that version (GNU ld gives it one, weak or
- * not) makes an older glibc's loader refuse the library: "version
- * `GLIBC_2.32' not found", or, the need made weak, a relocation error
- * for a symbol missing from the file its version names.  Unversioned,
- * glibc 2.32 and later bind it to its one version, and an older glibc
- * (and musl) leaves the weak reference null.  The version, needed by no
- * reference then, is dropped from the library's needs.
+ * __libc_single_threaded exists from glibc 2.32, in that version only;
+ * pthread_getattr_default_np from 2.18.  A reference with that version
+ * (GNU ld gives it one, weak or not) makes an older glibc's loader
+ * refuse the library: "version `GLIBC_2.32' not found"; the need made
+ * weak, it prints "weak version ... not found" in every process, and
+ * the symbol is a relocation error, missing from the file its version
+ * names.  Unversioned, glibc binds it to its default version where it
+ * exists, and an older glibc (and musl) leaves the weak reference null.
  *
  *     unversion LIBRARY SYMBOL...
  *

@@ -126,7 +126,7 @@ TEST_PROGS := $(B)/test/loaderrace $(B)/test/steps $(B)/test/steps-nopie $(B)/te
 MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
 OLD_GLIBC := $(B)/glibc-2.31/root
 OLD_GLIBC_LIB := $(OLD_GLIBC)/usr/lib/$(MULTIARCH)
-ifneq ($(MUSL_GCC),)
+ifneq ($(and $(MUSL_GCC),$(filter $(SHIM_ARCH),$(shell $(MUSL_GCC) -dumpmachine 2>/dev/null))),)
 TEST_PROGS += $(B)/test/otherlibc-musl
 endif
 ifneq ($(wildcard $(OLD_GLIBC_LIB)/crt1.o),)
@@ -196,3 +196,9 @@ check-exports: $(SHIM_LIB)
 	if [ "$$needed" != "libc.so.6 " ] && [ -z "$(SHIM_LIBS)" ]; then \
 	    echo "needed: FAIL: the library needs $$needed(only libc.so.6 expected)"; exit 1; fi; \
 	echo "needed: ok ($$needed)"
+	@# Loaded wherever it lands (docs/libarenafix.7, LIBCS): on glibc 2.17 too.
+	@versions=$$(objdump -p $(SHIM_LIB) | awk '/^Version References/ { r = 1 } r && $$NF ~ /^GLIBC_[0-9]/ { print $$NF }' | sort -u); \
+	newer=$$(echo "$$versions" | awk -F'[_.]' '$$2 > 2 || ($$2 == 2 && $$3 > 17)' | tr '\n' ' '); \
+	if [ -n "$$newer" ]; then echo "versions: FAIL: the library needs $$newer(newer than glibc 2.17:" \
+	    "an older glibc would refuse it; see shim/symvers.h)"; exit 1; fi; \
+	echo "versions: ok (every one glibc 2.17 defines: $$(echo $$versions))"
