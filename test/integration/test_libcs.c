@@ -53,7 +53,7 @@ static bool built(const char *prog, const char *what, const char *why)
 START_TEST(musl_program_runs_untouched)
 {
     if (!built("otherlibc-musl", "a musl program with the library preloaded",
-               "no musl-gcc (Debian's musl-tools) to build it"))
+               "no musl-gcc (Debian's musl-tools) for this build's architecture to build it"))
         return;
     runs_untouched(&afx_glibcs[0], "otherlibc-musl", "a libc other than glibc");
 }
