@@ -49,12 +49,16 @@ export ARENAFIX_AFFECTED_GLIBC
 all:
 
 # Install the Debian packages the build and tests need (or say how): every
-# tier's (make deps), or one tier's and those before it (test/packages.txt).
+# tier's (make deps), or one tier's and those before it (test/packages.txt);
+# and fetch Debian 11's glibc into the build directory for the test that
+# the library stands down on it (test/glibc/fetch-old.sh; skipped without).
 deps:
 	sh test/deps.sh all
 	sh test/deb/build-deps.sh
+	sh test/glibc/fetch-old.sh $(B)/glibc-2.31 || true
 deps-demo deps-check deps-slow:
 	sh test/deps.sh $(patsubst deps-%,%,$@)
+	$(if $(filter deps-demo,$@),,sh test/glibc/fetch-old.sh $(B)/glibc-2.31 || true)
 
 # The fast tier's suites: each part adds its own (CHECK_SUITES += ...).
 CHECK_SUITES :=

@@ -68,10 +68,10 @@ static bool preload_fits(const char *path, const struct afx_library *lib, long o
     /* musl's loader run as the command ("ld-musl-x86_64.so.1 PROG")
      * loads the preload as its program would. */
     if (exe.musl || strncmp(base, "ld-musl-", 8) == 0) {
-        /* musl's loader honours LD_PRELOAD, and a library built for
-         * glibc stops the program before main (exit 127). */
+        /* musl has no arenas: the library, which musl's loader would
+         * load, would only stand down (libarenafix(7), "Other libcs"). */
         afx_error("warning: %s is a musl program, not a glibc one: glibc bug 30945 does not apply to it and "
-                  "libarenafix cannot load there; running it without libarenafix", path);
+                  "libarenafix would only stand down there; running it without libarenafix", path);
         return false;
     }
     if (exe.kind == AFX_EXE_STATIC && !loader) {

@@ -19,6 +19,7 @@
 #include "arenacount.h"
 #include "config.h"
 #include "elfsym.h"
+#include "libc.h"
 #include "livecount.h"
 #include "log.h"
 #include "mask.h"
@@ -51,6 +52,8 @@ static atomic_bool explained;
 /* ARENAFIX_MODE=off: every interposer only forwards, from the moment
  * the settings are read; nothing is read, recorded or wrapped. */
 static atomic_bool off;
+/* Off because the libc is not an affected glibc (libc.h). */
+static atomic_bool unserved;
 /* Read once, at startup, while no program can have locked itself down
  * (a seccomp filter that kills on openat): the CPUs online and the
  * process's own.  Nothing is read from a file after that. */
@@ -156,6 +159,13 @@ static void init_process(void)
     int saved = errno;
     startup.secure = envp != NULL && getauxval(AT_SECURE) != 0;
     read_config(envp, atomic_load(&init_program));
+    /* Only where a setting was found is glibc asked its version here:
+     * a lazily bound call costs every process; a glibc 2.32 or 2.33
+     * without settings is found out at its first thread (afx_off). */
+    if (envp != NULL && !afx_libc_served()) {
+        atomic_store(&unserved, true);
+        startup.cfg.mode = AFX_MODE_OFF;
+    }
     /* A touched thread is marked with a key of glibc's: with none left
      * (the program holds all 1,024) a narrowing would malloc each time,
      * from a signal handler too.  Touch is left out then. */
@@ -182,7 +192,7 @@ static void init_process(void)
     /* Threads are counted by arenafix as it creates them (no /proc
      * read at a creation); those that run already (a library loaded
      * by dlopen) are counted once, here, for good: early, never late. */
-    long before = __libc_single_threaded ? 1 : afx_thread_count();
+    long before = afx_single_threaded() ? 1 : afx_thread_count();
     afx_live_begin(before > 1 ? before - 1 : 0);
     /* Until the decision at the first thread: touch as the mode says,
      * unless the user chose a limit. */
@@ -198,16 +208,48 @@ static void init_process(void)
  * waiters): a process that never needs the fix makes none. */
 static void once(pthread_once_t *control, void (*routine)(void))
 {
-    if (__libc_single_threaded)
+    if (afx_single_threaded())
         routine();
     else
         pthread_once(control, routine);
+}
+
+/* On a libc where the library surely stands down (musl, glibc before
+ * 2.32), which may have no pthread_once to call: the settings are read
+ * by the first caller, for the line that says so, and every caller
+ * finds the library off. */
+static void init_unserved(const char *program)
+{
+    static atomic_bool claimed;
+    atomic_store(&unserved, true);
+    atomic_store(&off, true);
+    atomic_store(&quiet, true);
+    if (!atomic_exchange(&claimed, true)) {
+        /* musl passes a constructor no arguments: the settings are
+         * read with getenv, and there the line names the process by
+         * its pid alone. */
+        const char *values[AFX_VAR_COUNT] = { 0 };
+        startup.secure = getauxval(AT_SECURE) != 0;
+        for (int v = 0; v < AFX_VAR_COUNT && !startup.secure; v++)
+            values[v] = getenv(afx_config_names[v]);
+        afx_config_parse(&startup.cfg, values);
+        if (startup.cfg.verbose)
+            afx_log_setup(program, startup.cfg.log);
+        startup.cfg.mode = AFX_MODE_OFF;
+    }
+    atomic_store_explicit(&initialised, true, memory_order_release);
 }
 
 void afx_init(char **envp, const char *program)
 {
     if (is_initialised())
         return;
+    int saved = errno;
+    if (!afx_libc_maybe_served()) {
+        init_unserved(program);
+        errno = saved;
+        return;
+    }
     char **no_envp = NULL;
     const char *no_program = NULL;
     atomic_compare_exchange_strong(&init_envp, &no_envp, envp);
@@ -223,6 +265,11 @@ static void init_late(void)
 {
     if (is_initialised())
         return;
+    if (!afx_libc_served()) {
+        /* No dlsym to call (glibc's before 2.34 is libdl's). */
+        afx_init(NULL, NULL);
+        return;
+    }
     char ***env = dlsym(RTLD_DEFAULT, "environ");
     char **name = dlsym(RTLD_DEFAULT, "program_invocation_name");
     afx_init(env != NULL ? *env : NULL, name != NULL ? *name : NULL);
@@ -231,7 +278,16 @@ static void init_late(void)
 bool afx_off(void)
 {
     init_late();
-    return atomic_load_explicit(&off, memory_order_relaxed);
+    if (atomic_load_explicit(&off, memory_order_relaxed))
+        return true;
+    /* glibc 2.32 or 2.33, found out at the first call that would act. */
+    if (!afx_libc_served()) {
+        atomic_store(&unserved, true);
+        atomic_store(&off, true);
+        atomic_store(&quiet, true);
+        return true;
+    }
+    return false;
 }
 
 bool afx_off_if_known(void)
@@ -343,7 +399,7 @@ static struct afx_facts facts_now(bool may_count)
     /* Arenas exist beyond the main one only once threads do: a
      * single-threaded process pays nothing for counting them. */
     if (may_count && f.foreign_malloc == NULL)
-        f.arenas = __libc_single_threaded ? 1 : afx_count_arenas();
+        f.arenas = afx_single_threaded() ? 1 : afx_count_arenas();
     return f;
 }
 
@@ -494,7 +550,7 @@ static bool due_now(long creating)
      * one). */
     if (afx_thread_cpus() < online_at_start && afx_touch_pending())
         return true;
-    long arenas = __libc_single_threaded ? 1 : afx_count_arenas();
+    long arenas = afx_single_threaded() ? 1 : afx_count_arenas();
     return arenas < 0 || arenas + flight > due_past;
 }
 
@@ -551,8 +607,7 @@ bool afx_creation_quiet(void)
 
 void afx_before_helpers(void)
 {
-    init_late();
-    if (atomic_load_explicit(&off, memory_order_relaxed))
+    if (afx_off())
         return;
     decide_late();
     /* glibc's threads inherit this thread's mask: narrower than the CPUs
@@ -577,7 +632,7 @@ void afx_before_narrowing(void)
      * cannot be counted, a process with threads may already be past
      * glibc's latch: leave the line to a pthread_create then. */
     if (!is_initialised() || !startup.cfg.verbose || atomic_load(&explained)
-        || !__libc_single_threaded || !first_to_explain())
+        || !afx_single_threaded() || !first_to_explain())
         return;
     struct afx_facts f = facts_now(false);
     explain(&f);
@@ -612,7 +667,7 @@ bool afx_touch_possible(void)
      * stack may have left, and the touch is never made there anyway
      * (touch.c). */
     if (!is_initialised())
-        return !afx_on_alternate_stack() && touch_named();
+        return !afx_on_alternate_stack() && afx_libc_served() && touch_named();
     return afx_touch_enabled();
 }
 
@@ -753,12 +808,20 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     (void)argc;
     if (!afx_enter())
         return;
+    /* musl passes a constructor no arguments (registers left as found). */
+    if (!afx_libc_maybe_served()) {
+        argv = NULL;
+        envp = NULL;
+    }
     afx_init(envp, argv != NULL ? argv[0] : NULL);
     afx_touch_constructor_thread();
     if (startup.cfg.verbose)
         verbose_pid = getpid();
     if (atomic_load(&off)) {
-        if (startup.cfg.verbose)
+        if (startup.cfg.verbose && atomic_load(&unserved))
+            afx_log("%s: not affected (glibc's bug 30945 is in 2.34 to 2.38): standing down, "
+                    "nothing changed, nothing read", afx_libc_name());
+        else if (startup.cfg.verbose)
             afx_log("glibc %s: mode off: nothing changed, nothing read", gnu_get_libc_version());
         afx_leave();
         return;
@@ -774,7 +837,7 @@ __attribute__((constructor)) static void afx_ctor(int argc, char **argv, char **
     /* Loaded by dlopen into a process whose threads already run, the
      * interposers may never be called (libc's functions come first in the
      * search order): decide now, so verbose mode says it is too late. */
-    if (now || (startup.cfg.verbose && !__libc_single_threaded))
+    if (now || (startup.cfg.verbose && !afx_single_threaded()))
         decide_now(now);
     if (now && atomic_load(&arena_max_state) == SET)
         atomic_store(&set_before_main, true);

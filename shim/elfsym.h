@@ -20,4 +20,11 @@ bool afx_elf_defines(const ElfW(Dyn) *dyn, ElfW(Addr) base, ElfW(Addr) lo, ElfW(
  * no object defines it. */
 bool afx_first_definer(const char *name, const void *addr, const char **file, bool *contains);
 
+/* What dlsym(RTLD_NEXT, NAME) (VERSION NULL) or dlvsym(RTLD_NEXT, NAME,
+ * VERSION) would return to the object containing SELF, for a libc
+ * whose dlsym cannot be called (before glibc 2.34 it is libdl's, loaded
+ * or not): the first definition in the objects loaded after it, of
+ * the default version or of VERSION.  NULL if none. */
+void *afx_elf_next(const char *name, const char *version, const void *self);
+
 #endif

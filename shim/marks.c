@@ -79,7 +79,7 @@ static bool holds(uintptr_t k, long tid)
 int afx_mark_try(enum afx_mark mark)
 {
     uintptr_t k = key(mark);
-    long tid = __libc_single_threaded ? ONLY_THREAD : afx_sysraw(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    long tid = afx_single_threaded() ? ONLY_THREAD : afx_sysraw(SYS_gettid, 0, 0, 0, 0, 0, 0);
     if (atomic_load(&held) > 0 && holds(k, tid))
         return AFX_MARK_WAS_HELD;
     /* Counted before it is taken, and the id written after: a signal

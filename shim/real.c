@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
+#include "elfsym.h"
+#include "libc.h"
 #include "marks.h"
 #include "mask.h"
 
@@ -63,6 +65,24 @@ static bool same_object(void *a, void *b)
     return p.same;
 }
 
+/* dlsym(RTLD_NEXT) and dlvsym(RTLD_NEXT) where they can be called
+ * (glibc 2.34 and later, where the library acts); elsewhere (musl, an
+ * older glibc, where it only forwards) found in the loaded objects'
+ * tables. */
+static void *next_sym(const char *name)
+{
+    if (afx_libc_served())
+        return dlsym(RTLD_NEXT, name);
+    return afx_elf_next(name, NULL, (const void *)next_sym);
+}
+
+static void *next_vsym(const char *name, const char *version)
+{
+    if (afx_libc_served())
+        return dlvsym(RTLD_NEXT, name, version);
+    return afx_elf_next(name, version, (const void *)next_sym);
+}
+
 /* Bind to the newest of the listed versions that the next object in
  * the search order has, else to whatever plain dlsym finds.  The
  * default version is what a freshly linked program would call.
@@ -71,9 +91,9 @@ static bool same_object(void *a, void *b)
  * sanitizer runtime, a tracer): the call must reach that one. */
 static void *bind_next(const char *name, const char *const *versions)
 {
-    void *next = dlsym(RTLD_NEXT, name);
+    void *next = next_sym(name);
     for (; versions != NULL && *versions != NULL; versions++) {
-        void *p = dlvsym(RTLD_NEXT, name, *versions);
+        void *p = next_vsym(name, *versions);
         if (p != NULL)
             return next == NULL || same_object(p, next) ? p : next;
     }
@@ -134,15 +154,15 @@ static void bind_all(struct afx_real *table)
     table->aio_fsync64.ptr = bind_next("aio_fsync64", NULL);
     table->lio_listio64.ptr = bind_next("lio_listio64", lio_v);
 #if defined(__x86_64__)
-    afx_bind_syscall((long (*)(long, ...))dlsym(RTLD_DEFAULT, "syscall"));
+    afx_bind_syscall((long (*)(long, ...))(afx_libc_served() ? dlsym(RTLD_DEFAULT, "syscall")
+                                                             : next_sym("syscall")));
 #endif
 #ifdef AFX_HAVE_OLD_AFFINITY
-    table->sched_setaffinity_old.ptr = dlvsym(RTLD_NEXT, "sched_setaffinity", "GLIBC_2.3.3");
-    table->pthread_setaffinity_np_old.ptr =
-        dlvsym(RTLD_NEXT, "pthread_setaffinity_np", "GLIBC_2.3.3");
+    table->sched_setaffinity_old.ptr = next_vsym("sched_setaffinity", "GLIBC_2.3.3");
+    table->pthread_setaffinity_np_old.ptr = next_vsym("pthread_setaffinity_np", "GLIBC_2.3.3");
 #endif
 #ifdef AFX_HAVE_OLD_PTHREAD_CREATE
-    table->pthread_create_2_0.ptr = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.0");
+    table->pthread_create_2_0.ptr = next_vsym("pthread_create", "GLIBC_2.0");
 #endif
 }
 

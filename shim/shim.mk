@@ -3,7 +3,7 @@
 # The pure code the unit tests and fuzzers take: the shared parsers
 # (common/) and the decision.
 SHIM_PURE := $(COMMON_PARSERS) shim/policy.c
-SHIM_OWN  := shim/policy.c shim/log.c shim/sysread.c shim/marks.c shim/real.c shim/elfsym.c \
+SHIM_OWN  := shim/policy.c shim/libc.c shim/log.c shim/sysread.c shim/marks.c shim/real.c shim/elfsym.c \
              shim/mask.c shim/livecount.c shim/activate.c shim/interpose.c shim/helpers.c shim/touch.c
 SHIM_SRC  := $(COMMON_PARSERS) $(SHIM_OWN)
 SHIM_OBJ  := $(COMMON_PARSERS:common/%.c=$(B)/common/%.o) $(SHIM_OWN:shim/%.c=$(B)/shim/%.o)
@@ -20,7 +20,7 @@ endif
 
 # -fexceptions: C++ exceptions and forced unwinding (pthread_cancel,
 # pthread_exit) pass through the trampoline's frame.
-SHIM_CFLAGS := $(AFX_CFLAGS) -Icommon -include shim/errnobind.h -fPIC -fvisibility=hidden -fexceptions -MMD -MP
+SHIM_CFLAGS := $(AFX_CFLAGS) -Icommon -include shim/errnobind.h -include shim/symvers.h -fPIC -fvisibility=hidden -fexceptions -MMD -MP
 # glibc >= 2.34 has dlsym and pthread_* in libc itself; older ones need
 # the stub libraries.
 SHIM_LIBS := $(shell printf '#include <dlfcn.h>\nint main(void){return dlsym(0,"x")!=0;}' | \
@@ -47,10 +47,21 @@ $(B)/shim:
 # at load in every process (three of them failing through every object),
 # for C++ and profiling this library has none of.  Constructors run from
 # .init_array, which needs no start file.
+#
+# Then the references to __libc_single_threaded (glibc 2.32's) and
+# pthread_getattr_default_np (2.18's) are made unversioned
+# (shim/unversion.c says why), by a tool built for the build host, so
+# that the library loads on an older glibc and stands down there.
 SHIM_CRTEND := $(shell $(CC) -print-file-name=crtendS.o)
-$(SHIM_LIB): $(SHIM_OBJ) $(SHIM_MAP)
+BUILD_CC ?= cc
+SHIM_UNVERSION := $(B)/shim/unversion
+$(SHIM_UNVERSION): shim/unversion.c | $(B)/shim
+	$(BUILD_CC) -std=gnu11 $(WARNINGS) -O2 -o $@ $<
+$(SHIM_LIB): $(SHIM_OBJ) $(SHIM_MAP) $(SHIM_UNVERSION)
 	$(CC) -shared -nostartfiles $(CFLAGS) $(LDFLAGS) -Wl,--version-script=$(SHIM_MAP) \
-	    -Wl,-z,defs -Wl,--as-needed -Wl,-z,lazy -o $@ $(SHIM_OBJ) $(SHIM_LIBS) $(SHIM_CRTEND)
+	    -Wl,-z,defs -Wl,--as-needed -Wl,-z,lazy -o $@.tmp $(SHIM_OBJ) $(SHIM_LIBS) $(SHIM_CRTEND)
+	$(SHIM_UNVERSION) $@.tmp __libc_single_threaded pthread_getattr_default_np
+	mv $@.tmp $@
 
 .PHONY: install-shim uninstall-shim
 install: install-shim

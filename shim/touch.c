@@ -56,7 +56,7 @@ static void mark_touched(void)
 
 void afx_touch_constructor_thread(void)
 {
-    if (__libc_single_threaded)
+    if (afx_single_threaded())
         constructor_thread = afx_thread_id();
     else
         mark_touched();

@@ -117,6 +117,31 @@ TEST_PROGS := $(B)/test/loaderrace $(B)/test/steps $(B)/test/steps-nopie $(B)/te
               $(B)/test/libempty.so $(B)/test/libcountaff.so $(B)/test/libctorpin.so $(B)/test/libmanykeys.so \
               $(B)/test/movecpu $(B)/test/nprocs $(B)/test/libifuncmalloc.so $(B)/test/fixedarenas \
               $(B)/test/sandboxed
+
+# Programs of the libcs the library loads on and stands down on
+# (test/integration/test_libcs.c): musl's, built with musl-gcc where
+# musl-tools is installed, and Debian 11's glibc 2.31's, linked against
+# it as in such an image, where make deps fetched it
+# (test/glibc/fetch-old.sh).  Without either, the test says it skipped.
+MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
+OLD_GLIBC := $(B)/glibc-2.31/root
+OLD_GLIBC_LIB := $(OLD_GLIBC)/usr/lib/$(MULTIARCH)
+ifneq ($(and $(MUSL_GCC),$(filter $(SHIM_ARCH),$(shell $(MUSL_GCC) -dumpmachine 2>/dev/null))),)
+TEST_PROGS += $(B)/test/otherlibc-musl
+endif
+ifneq ($(wildcard $(OLD_GLIBC_LIB)/crt1.o),)
+TEST_PROGS += $(B)/test/otherlibc-2.31
+endif
+$(B)/test/otherlibc-musl: test/progs/otherlibc.c | $(B)/test
+	$(MUSL_GCC) -O2 -o $@ $<
+$(B)/test/otherlibc-2.31: test/progs/otherlibc.c | $(B)/test
+	$(CC) -O2 -fno-pie -c -o $@.o $<
+	$(CC) -nostdlib -no-pie -o $@ $(OLD_GLIBC_LIB)/crt1.o $(OLD_GLIBC_LIB)/crti.o \
+	    $$($(CC) -print-file-name=crtbegin.o) $@.o $(OLD_GLIBC)/lib/$(MULTIARCH)/libpthread.so.0 \
+	    $(OLD_GLIBC)/lib/$(MULTIARCH)/libc.so.6 $(OLD_GLIBC_LIB)/libc_nonshared.a \
+	    $(firstword $(wildcard $(OLD_GLIBC)/lib/$(MULTIARCH)/ld-linux*.so.[12])) $$($(CC) -print-libgcc-file-name) \
+	    $$($(CC) -print-file-name=crtend.o) $(OLD_GLIBC_LIB)/crtn.o
+	rm -f $@.o
 test-progs: $(TEST_PROGS)
 
 # ---- integration tests: the real preload, every glibc at hand ----------
@@ -171,3 +196,9 @@ check-exports: $(SHIM_LIB)
 	if [ "$$needed" != "libc.so.6 " ] && [ -z "$(SHIM_LIBS)" ]; then \
 	    echo "needed: FAIL: the library needs $$needed(only libc.so.6 expected)"; exit 1; fi; \
 	echo "needed: ok ($$needed)"
+	@# Loaded wherever it lands (docs/libarenafix.7, LIBCS): on glibc 2.17 too.
+	@versions=$$(objdump -p $(SHIM_LIB) | awk '/^Version References/ { r = 1 } r && $$NF ~ /^GLIBC_[0-9]/ { print $$NF }' | sort -u); \
+	newer=$$(echo "$$versions" | awk -F'[_.]' '$$2 > 2 || ($$2 == 2 && $$3 > 17)' | tr '\n' ' '); \
+	if [ -n "$$newer" ]; then echo "versions: FAIL: the library needs $$newer(newer than glibc 2.17:" \
+	    "an older glibc would refuse it; see shim/symvers.h)"; exit 1; fi; \
+	echo "versions: ok (every one glibc 2.17 defines: $$(echo $$versions))"

@@ -1,5 +1,5 @@
-/* Programs that are not dynamic glibc ones: a musl program, which a
- * glibc library stops before main (exit 127), and a static glibc
+/* Programs that are not dynamic glibc ones: a musl program, where the
+ * library would only stand down (test_libcs.c), and a static glibc
  * program, which no preload reaches.  arenafix CMD runs them untouched
  * and says why; inspect never advises the preload for them, and lists a
  * static one the bug hit, with the fix that fits it. */
@@ -29,7 +29,6 @@ START_TEST(wrap_runs_a_musl_program_untouched)
         return;
     struct run r;
     run(&r, NULL, ARGV(cli(), musl, "4"));
-    /* With the preload, musl's loader stops it: exit 127. */
     ck_assert_status(&r, 0);
     ck_assert_str_eq(r.out, "ready\n");
     ck_assert_msg(strstr(r.err, "is a musl program") != NULL && strstr(r.err, "without libarenafix") != NULL,

@@ -96,5 +96,6 @@ Suite *touch_suite(void);
 Suite *moments_suite(void);
 Suite *sandbox_suite(void);
 Suite *loader_suite(void);
+Suite *libcs_suite(void);
 
 #endif

@@ -213,6 +213,7 @@ int main(void)
     static const afx_suite_maker suites[] = {
         flood_suite, fidelity_suite, arenas_suite, standdown_suite,
         semantics_suite, cost_suite, settings_suite, touch_suite, moments_suite, sandbox_suite, loader_suite,
+        libcs_suite,
     };
     int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]), false);
     if (afx_skipped > 0)

@@ -1,0 +1,85 @@
+/* Wherever the library lands it never stops a program: an admission
+ * webhook or an operator's LD_PRELOAD for a whole namespace reaches
+ * every image, musl's and those with a glibc older than the bug.  There
+ * it loads, stands down, and the program runs as without it: its own
+ * output, its exit status, nothing on stderr (one line when asked to
+ * be verbose, saying why it stood down). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static struct child c;
+
+static const char *const verbose[] = { "ARENAFIX_VERBOSE=1", NULL };
+
+/* Run PROG (built with the other libc) under G, with and without the
+ * library; WHO is how its verbose line names the libc. */
+static void runs_untouched(const struct glibc *g, const char *prog, const char *who)
+{
+    afx_run(&c, g, NULL, NULL, prog, NULL);
+    ck_assert_msg(c.status == 0, "%s without the library: status %d\n%s", prog, c.status, c.err);
+    char alone[sizeof c.out];
+    snprintf(alone, sizeof alone, "%s", c.out);
+
+    afx_run(&c, g, afx_testlib, NULL, prog, NULL);
+    ck_assert_msg(c.status == 0, "%s with LD_PRELOAD=%s: status %d, want 0; stderr:\n%s", prog,
+                  afx_testlib, c.status, c.err);
+    ck_assert_msg(strcmp(c.out, alone) == 0, "%s with the library printed \"%s\", without \"%s\"",
+                  prog, c.out, alone);
+    ck_assert_msg(c.err[0] == '\0', "%s with the library: stderr not empty:\n%s", prog, c.err);
+
+    afx_run(&c, g, afx_testlib, verbose, prog, NULL);
+    ck_assert_msg(c.status == 0 && strcmp(c.out, alone) == 0,
+                  "%s verbose: status %d, stdout \"%s\"\n%s", prog, c.status, c.out, c.err);
+    ck_assert_msg(afx_log_lines(&c) == 1 && strstr(c.err, who) != NULL
+                      && strstr(c.err, "not affected") != NULL
+                      && strstr(c.err, "standing down, nothing changed") != NULL,
+                  "%s verbose: want one line saying %s is not affected and the library stood "
+                  "down; stderr:\n%s", prog, who, c.err);
+}
+
+static bool built(const char *prog, const char *what, const char *why)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", afx_bin, prog);
+    if (access(path, X_OK) == 0)
+        return true;
+    afx_skip(what, why);
+    return false;
+}
+
+START_TEST(musl_program_runs_untouched)
+{
+    if (!built("otherlibc-musl", "a musl program with the library preloaded",
+               "no musl-gcc (Debian's musl-tools) for this build's architecture to build it"))
+        return;
+    runs_untouched(&afx_glibcs[0], "otherlibc-musl", "a libc other than glibc");
+}
+END_TEST
+
+/* Debian 11's glibc (2.31), with a program linked against it as in
+ * such an image, run on its own loader. */
+START_TEST(old_glibc_program_runs_untouched)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/../glibc-2.31/root/lib/%s", afx_bin, AFX_MULTIARCH);
+    if (!built("otherlibc-2.31", "a program on Debian 11's glibc 2.31 with the library preloaded",
+               "Debian 11's libc6 and libc6-dev are not in the build directory (make deps "
+               "fetches them: sh test/glibc/fetch-old.sh build/glibc-2.31)"))
+        return;
+    struct glibc old = { "glibc-2.31", dir, false };
+    runs_untouched(&old, "otherlibc-2.31", "glibc 2.31");
+}
+END_TEST
+
+Suite *libcs_suite(void)
+{
+    Suite *s = suite_create("libcs");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, musl_program_runs_untouched);
+    tcase_add_test(tc, old_glibc_program_runs_untouched);
+    suite_add_tcase(s, tc);
+    return s;
+}
