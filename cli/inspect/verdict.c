@@ -64,8 +64,8 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
         return AFX_UNDETERMINED;
     }
     if (f->libc == AFX_LIBC_MUSL) {
-        snprintf(why, size, "its libc is musl, which has no malloc arenas: glibc bug 30945 does not apply, and "
-                            "libarenafix must not be preloaded (musl cannot load it: the program would exit 127)");
+        snprintf(why, size, "its libc is musl, which has no malloc arenas: glibc bug 30945 does not apply "
+                            "(libarenafix, preloaded there, does nothing)");
         return AFX_FINE;
     }
     if (f->foreign != NULL) {

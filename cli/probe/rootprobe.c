@@ -33,8 +33,11 @@ static const char *const multiarch[] = {
 };
 static const char *const plain[] = { "usr/lib64", "lib64", "usr/lib", "lib" };
 
-/* The oldest glibc libarenafix loads in: it asks for GLIBC_2.34. */
-#define NEEDED_MINOR 34
+/* The oldest glibc libarenafix loads in (it asks for no symbol version
+ * newer than GLIBC_2.17: make check-exports), and the first it does
+ * anything in: before 2.34 it stands down, as on musl. */
+#define NEEDED_MINOR 17
+#define AFFECTED_MINOR 34
 
 enum libc { LIBC_NONE, LIBC_GLIBC, LIBC_MUSL };
 
@@ -173,7 +176,9 @@ int afx_probe_root(const char *dir, bool json)
         verdict = "not affected";
         status = AFX_EXIT_OK;
         snprintf(why, sizeof why, "its libc is musl, which has no malloc arenas: glibc bug 30945 does not apply");
-        snprintf(loads_why, sizeof loads_why, "musl cannot load a glibc library: every program would exit 127");
+        loads = "stands down";
+        snprintf(loads_why, sizeof loads_why, "libarenafix loads on musl and does nothing there: the programs "
+                 "run as without it");
         break;
     case LIBC_GLIBC:
         im.state = afx_glibc_state_by_version(im.version);
@@ -195,19 +200,25 @@ int afx_probe_root(const char *dir, bool json)
                      im.version);
         }
         if (im.old)
-            snprintf(loads_why, sizeof loads_why, "libarenafix needs GLIBC_2.34 and this glibc is %s: injected, it "
-                     "would stop every program of the image", im.version);
+            snprintf(loads_why, sizeof loads_why, "libarenafix needs glibc 2.%d or later and this glibc is %s: "
+                     "injected, it would stop every program of the image", NEEDED_MINOR, im.version);
         else if (im.version[0] == '\0')
-            snprintf(loads_why, sizeof loads_why, "its glibc version is unknown; libarenafix needs GLIBC_2.34");
+            snprintf(loads_why, sizeof loads_why, "its glibc version is unknown; libarenafix needs glibc 2.%d or "
+                     "later", NEEDED_MINOR);
         else if (!found_lib) {
             loads = "cannot tell";
             snprintf(loads_why, sizeof loads_why, "no libarenafix.so found on this host");
         } else if (strcmp(lib_arch, im.arch) != 0)
             snprintf(loads_why, sizeof loads_why, "the image is %s, %s is %s", im.arch[0] ? im.arch : "of "
                      "an unknown architecture", lib.file, lib_arch[0] ? lib_arch : "of an unknown one");
-        else {
+        else if (minor >= 0 && minor < AFFECTED_MINOR) {
+            loads = "stands down";
+            snprintf(loads_why, sizeof loads_why, "libarenafix loads on glibc %s and does nothing there (the bug "
+                     "is in 2.34 to 2.38): the programs run as without it", im.version);
+        } else {
             loads = "yes";
-            snprintf(loads_why, sizeof loads_why, "glibc %s provides GLIBC_2.34, on %s", im.version, im.arch);
+            snprintf(loads_why, sizeof loads_why, "glibc %s, of the releases it acts in, on %s", im.version,
+                     im.arch);
         }
         break;
     default:
