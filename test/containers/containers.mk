@@ -9,7 +9,7 @@
 # runs whether the one before passed or not.
 
 .PHONY: check-containers
-check-containers: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait
+check-containers: $(CLI_BIN) $(RUNTIME_BIN) $(CLI_HOOK_JSON) $(SHIM_LIB) $(B)/test/arenawait $(B)/test/muslwait $(B)/test/stillclock.so
 	@mkdir -p $(B)/containers $(B)/containers-hook $(B)/containers-engines
 	@glibc=$(abspath $(firstword $(subst :, ,$(ARENAFIX_AFFECTED_GLIBC)))); failed=0; \
 	sh test/containers/check.sh $(abspath $(B)/containers) $(abspath $(CLI_BIN)) $(abspath $(SHIM_LIB)) \

@@ -12,6 +12,14 @@
 # glibc-2.34 among them is a second affected image.
 set -u
 work=$1 cli=$2 shim=$3 prog=$4 muslprog=$5 affected=$6 more=${7:-}
+# inspect with a CLOCK_MONOTONIC that stands still (check-cli's
+# stillclock.so, beside the command's build): its deadlines (a process,
+# a user's processes) never pass on a loaded machine, so what it says of
+# the pods never depends on the time the host's other processes took.
+still=$(dirname "$cli")/../test/stillclock.so
+inspect() {
+    if [ -f "$still" ]; then LD_PRELOAD=$still "$cli" inspect "$@"; else "$cli" inspect "$@"; fi
+}
 tag=afxcri-$$
 part=cri
 here=$(cd "$(dirname "$0")" && pwd)
@@ -270,7 +278,7 @@ pinned_part() {
 inspect_part() {
     echo "the pod's sandbox: $hit_pod; its container: $hit_cid, PID $hit_pid"
     echo "its cgroups: $(grep -E ':(cpuset|name=systemd):|^0::' "/proc/$hit_pid/cgroup" | oneline)"
-    json=$("$cli" inspect --all --json 2>/dev/null)
+    json=$(inspect --all --json 2>/dev/null)
     got=$(echo "$json" | "$py" -c '
 import json, sys
 for p in json.load(sys.stdin)["processes"]:
@@ -291,12 +299,12 @@ for p in json.load(sys.stdin)["processes"]:
     [ "$got" = "containerd $hit_cid afxcri/$tag-plain-$img/$img hit" ] \
         && pass "inspect --all --json calls the CRI container ($where) hit, engine containerd, by its own ID and its pod (afxcri/$tag-plain-$img/$img)" \
         || fail "inspect --all --json said of the CRI container $hit_cid (pod sandbox $hit_pod): $got"
-    text=$("$cli" inspect "$hit_pid" 2>/dev/null)
+    text=$(inspect "$hit_pid" 2>/dev/null)
     echo "$text" | grep -q "runtimeClassName: arenafix" \
         && pass "inspect PID gives the pod's container the pod spec's fix (runtimeClassName: arenafix)" \
         || { fail "inspect PID gave the pod's container no runtimeClassName fix:"; echo "$text"; }
     echo "what inspect --all printed for it:"
-    "$cli" inspect --all 2>/dev/null | sed -n -e "/^ *$hit_pid /p" -e '/^fix the containers/p' \
+    inspect --all 2>/dev/null | sed -n -e "/^ *$hit_pid /p" -e '/^fix the containers/p' \
         -e "/^    containerd container .*, id $(echo "$hit_cid" | cut -c1-12)/{p;n;p}" \
         | sed 's/^/  | /'
 }
