@@ -121,7 +121,7 @@ probe_root root-fixed fixed "glibc 2.36 x86_64 yes False" 5 /bin/arenawait 2
 if [ -n "$musl_prog" ] && [ -x "$musl_prog" ] && [ -e /usr/lib/x86_64-linux-musl/libc.so ]; then
     rm -rf "$work/musl" && mkdir -p "$work/musl/lib" "$work/musl/bin" "$work/musl/proc" "$work/musl/sys" "$work/musl/dev" \
         && cp /usr/lib/x86_64-linux-musl/libc.so "$work/musl/lib/ld-musl-x86_64.so.1" && cp "$musl_prog" "$work/musl/bin/muslwait" \
-        && image musl && probe_root root-musl musl "musl None x86_64 no False" 0 /bin/muslwait 2
+        && image musl && probe_root root-musl musl "musl None x86_64 stands down False" 0 /bin/muslwait 2
 else
     skip "no musl program built (musl-tools): no musl container for probe --root"
 fi
