@@ -156,6 +156,7 @@ static void no_libc_so(struct afx_report *r)
         snprintf(r->probe_note, sizeof r->probe_note, "glibc linked into its executable (static), which names "
                  "no version: not probed, nothing of it is run");
     } else if (unread != NULL) {
+        r->exe_unread = true;
         snprintf(r->probe_note, sizeof r->probe_note, "not read: its executable is %s", unread);
     } else if (r->maps.heaps == 0) {
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");

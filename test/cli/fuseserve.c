@@ -1,6 +1,6 @@
 /* A user's FUSE file system that answers its own program and no one
- * else: "fuseserve DIR FILE CMD..." mounts, in a mount namespace of its
- * own, a file system at DIR holding one file, libc.so.6, with FILE's
+ * else: "fuseserve DIR FILE NAME CMD..." mounts, in a mount namespace of
+ * its own, a file system at DIR holding one file, NAME, with FILE's
  * bytes; serves it as uid 65534 (nobody), as fusermount3 lets any user
  * serve one (allow_other: where /etc/fuse.conf has user_allow_other);
  * and runs CMD, which may map that file.  A request of CMD's process is
@@ -22,11 +22,11 @@
 
 #define NOBODY 65534
 #define FILE_NODE 2
-#define NAME "libc.so.6"
 
 static int dev = -1, backing = -1;
 static struct stat backing_st;
 static pid_t served;
+static const char *name;
 
 static void die(const char *what)
 {
@@ -105,7 +105,7 @@ static void serve(void)
         switch (in->opcode) {
         case FUSE_LOOKUP: {
             struct fuse_entry_out e = { .nodeid = FILE_NODE, .entry_valid = 1, .attr_valid = 1 };
-            if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, NAME) != 0) {
+            if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, name) != 0) {
                 reply(in, ENOENT, NULL, 0);
                 break;
             }
@@ -147,8 +147,8 @@ static void serve(void)
 int main(int argc, char **argv)
 {
     char opts[256];
-    if (argc < 4) {
-        fprintf(stderr, "usage: fuseserve DIR FILE CMD...\n");
+    if (argc < 5) {
+        fprintf(stderr, "usage: fuseserve DIR FILE NAME CMD...\n");
         return 2;
     }
     if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -162,6 +162,7 @@ int main(int argc, char **argv)
     snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=%d,group_id=%d,allow_other", dev, NOBODY, NOBODY);
     if (mount("fuseserve", argv[1], "fuse.fuseserve", MS_NOSUID | MS_NODEV | MS_RDONLY, opts) != 0)
         die("mount");
+    name = argv[3];
     served = getpid();
     pid_t server = fork();
     if (server < 0)
@@ -175,6 +176,6 @@ int main(int argc, char **argv)
         serve();
     }
     close(dev);
-    execvp(argv[3], argv + 3);
-    die(argv[3]);
+    execvp(argv[4], argv + 4);
+    die(argv[4]);
 }
