@@ -15,6 +15,7 @@
 #include "proc/mappedfile.h"
 #include "proc/procstatus.h"
 #include "proctable.h"
+#include "proc/userfs.h"
 #include "readfile.h"
 #include "selfexe.h"
 
@@ -206,7 +207,9 @@ static bool banner_trusted(const struct afx_report *r, char *why, size_t size)
         return false;
     int fd = afx_mapped_open(r->pid, &r->maps.libc);
     bool ok = fd >= 0 && afx_glibc_trusted(&pr, &r->maps.libc, fd, why, size);
-    if (fd < 0)
+    if (fd < 0 && afx_user_fs_note(errno) != NULL)
+        snprintf(why, size, "not read: %s", afx_user_fs_note(errno));
+    else if (fd < 0)
         snprintf(why, size, "cannot open it: %s", strerror(errno));
     else
         close(fd);

@@ -12,6 +12,7 @@
 #include "probe/jail.h"
 #include "probe/probe.h"
 #include "proc/mappedfile.h"
+#include "proc/userfs.h"
 #include "readfile.h"
 
 /* Open the file of mapping m (its "ld.so" or "libc.so.6") and keep it
@@ -23,7 +24,11 @@ static int open_trusted(struct afx_report *r, const struct afx_proc_root *pr, co
     char why[PATH_MAX + 160];
     int fd = afx_mapped_open(r->pid, m);
     if (fd < 0) {
-        snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot open its %s: %s", what, strerror(errno));
+        const char *served = afx_user_fs_note(errno);
+        if (served != NULL)
+            snprintf(r->probe_note, sizeof r->probe_note, "not read: its %s is %s", what, served);
+        else
+            snprintf(r->probe_note, sizeof r->probe_note, "not probed: cannot open its %s: %s", what, strerror(errno));
         return -1;
     }
     if (afx_glibc_trusted(pr, m, fd, why, sizeof why))

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "proc/mappedfile.h"
 #include "proc/ownroot.h"
+#include "proc/userfs.h"
 #include "proc/procstatus.h"
 #include "proctable.h"
 #include "readfile.h"
@@ -95,8 +96,13 @@ static void glibc_version(struct afx_report *r)
     if (r->maps.libc.path[0] == '\0')
         return;
     int fd = afx_mapped_open(r->pid, &r->maps.libc);
-    if (fd < 0)
+    if (fd < 0) {
+        /* Nothing of it is read, run or probed: judged from /proc. */
+        const char *why = afx_user_fs_note(errno);
+        if (why != NULL)
+            snprintf(r->probe_note, sizeof r->probe_note, "not read: its libc is %s", why);
         return;
+    }
     if (fstat(fd, &st) == 0) {
         r->libc_known = true;
         r->libc_dev = st.st_dev;
@@ -109,16 +115,16 @@ static void glibc_version(struct afx_report *r)
 
 /* Its executable holds glibc's malloc, linked in (static), read once
  * per file.  /proc/PID/exe is the very file it runs, whatever its name. */
-static bool static_glibc(long pid)
+static bool static_glibc(long pid, const char **unread)
 {
     static struct known_libc known[KNOWN_LIBC_MAX];
     static size_t count, oldest;
-    char path[64];
     struct stat st;
-    afx_proc_path(path, sizeof path, pid, "/exe");
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
+    int fd = afx_exe_open(pid);
+    if (fd < 0) {
+        *unread = afx_user_fs_note(errno);
         return false;
+    }
     bool found = false;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         size_t i = 0;
@@ -141,13 +147,17 @@ static bool static_glibc(long pid)
 /* No libc.so.6 mapped: musl's, glibc linked in, or neither. */
 static void no_libc_so(struct afx_report *r)
 {
+    const char *unread = NULL;
     if (r->maps.musl) {
         r->libc_kind = AFX_LIBC_MUSL;
         snprintf(r->probe_note, sizeof r->probe_note, "musl libc mapped, not glibc");
-    } else if (static_glibc(r->pid)) {
+    } else if (static_glibc(r->pid, &unread)) {
         r->libc_kind = AFX_LIBC_STATIC_GLIBC;
         snprintf(r->probe_note, sizeof r->probe_note, "glibc linked into its executable (static), which names "
                  "no version: not probed, nothing of it is run");
+    } else if (unread != NULL) {
+        r->exe_unread = true;
+        snprintf(r->probe_note, sizeof r->probe_note, "not read: its executable is %s", unread);
     } else if (r->maps.heaps == 0) {
         snprintf(r->probe_note, sizeof r->probe_note, "no glibc mapped (static, or a kernel thread)");
     }

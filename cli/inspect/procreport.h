@@ -31,6 +31,7 @@ struct afx_report {
     struct afx_container container;     /* the container it runs in (container.h); engine "" if none */
     long uid;                   /* its real uid, -1 if unread */
     enum afx_libc_kind libc_kind;   /* glibc mapped, linked in (static), or musl */
+    bool exe_unread;            /* its executable, where a static glibc would be, not read (userfs.h) */
     char glibc[32];             /* the version in its libc's banner, or "unknown" */
     bool libc_known;            /* the libc it maps, as opened: which file */
     dev_t libc_dev;

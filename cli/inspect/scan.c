@@ -270,8 +270,9 @@ static void scan_one(struct scan *s, long pid)
     /* One not read whole is listed whatever the part read says: an
      * attacker's, or one an operator needs to look at. */
     bool whole = r->unread[0] == '\0';
-    /* A static glibc program is judged by its arenas, as any other. */
-    if (whole && r->maps.libc.path[0] == '\0' && r->libc_kind != AFX_LIBC_STATIC_GLIBC) {
+    /* A static glibc program is judged by its arenas, as any other; so
+     * is one whose executable was not read, which may be one. */
+    if (whole && r->maps.libc.path[0] == '\0' && r->libc_kind != AFX_LIBC_STATIC_GLIBC && !r->exe_unread) {
         s->t.no_glibc++;
         return;
     }

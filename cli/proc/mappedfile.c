@@ -8,49 +8,110 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-static bool is_mapped_file(const struct stat *st, const struct afx_mapping *m)
+#include "userfs.h"
+
+/* The file system of the file behind pathfd (O_PATH), from what the
+ * kernel holds: statx syncs nothing from a FUSE server with
+ * AT_STATX_DONT_SYNC, and the open pathfd keeps that file system's
+ * device number its own while it is looked up.  0, or -1 with errno
+ * (AFX_ERR_USER_FS or AFX_ERR_UNSEEN_FS where it is not the kernel's). */
+static int kernel_served(long pid, int pathfd, struct statx *sx)
 {
-    return S_ISREG(st->st_mode) && major(st->st_dev) == m->dev_major && minor(st->st_dev) == m->dev_minor
-           && st->st_ino == m->inode;
+    if (statx(pathfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, sx) != 0)
+        return -1;
+    switch (afx_fs_server(pid, sx->stx_dev_major, sx->stx_dev_minor)) {
+    case AFX_FS_KERNEL:
+        return 0;
+    case AFX_FS_USER:
+        errno = AFX_ERR_USER_FS;
+        return -1;
+    default:
+        errno = AFX_ERR_UNSEEN_FS;
+        return -1;
+    }
 }
 
-/* By path, for a caller that may not use map_files. */
+/* pathfd (O_PATH, closed here) opened for reading, if it is a regular
+ * file the kernel serves (an open of a FUSE file waits on its server)
+ * and, where same is given, that very file: its device and inode. */
+static int reopen_checked(long pid, int pathfd, const struct afx_mapping *same)
+{
+    char fdpath[64];
+    struct statx sx;
+    int fd = -1;
+    if (kernel_served(pid, pathfd, &sx) != 0)
+        goto out;
+    if (!S_ISREG(sx.stx_mode)) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (same != NULL && (sx.stx_dev_major != same->dev_major || sx.stx_dev_minor != same->dev_minor
+                         || sx.stx_ino != same->inode)) {
+        errno = ESTALE;     /* another file than the one mapped */
+        goto out;
+    }
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", pathfd);
+    fd = open(fdpath, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+out:;
+    int err = errno;
+    close(pathfd);
+    errno = err;
+    return fd;
+}
+
+/* By path, for a caller that may not use map_files: never a path that
+ * crosses a FUSE mount, whose every lookup goes to its server. */
 static int open_by_path(long pid, const struct afx_mapping *m)
 {
-    char path[PATH_MAX + 64], fdpath[64];
-    struct stat st;
+    char path[PATH_MAX + 64];
     if (m->path[0] != '/' || snprintf(path, sizeof path, "/proc/%ld/root%s", pid, m->path) >= (int)sizeof path) {
         errno = ENOENT;
+        return -1;
+    }
+    if (afx_path_crosses_user_fs(pid, m->path)) {
+        errno = AFX_ERR_USER_FS;
         return -1;
     }
     int pathfd = open(path, O_PATH | O_CLOEXEC);
     if (pathfd < 0)
         return -1;
-    if (fstat(pathfd, &st) != 0 || !is_mapped_file(&st, m)) {
-        close(pathfd);
-        errno = ESTALE;     /* another file than the one mapped */
-        return -1;
-    }
-    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", pathfd);
-    int fd = open(fdpath, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    close(pathfd);
-    return fd;
+    return reopen_checked(pid, pathfd, m);
 }
 
 int afx_mapped_open(long pid, const struct afx_mapping *m)
 {
     char path[128];
-    snprintf(path, sizeof path, "/proc/%ld/map_files/%lx-%lx", pid, m->start, m->end);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0 && (errno == EPERM || errno == EACCES))
-        fd = open_by_path(pid, m);
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(fd);
-        errno = EINVAL;
+    /* Its device as maps shows it: an overlay's file is its layer's, a
+     * FUSE one's as well as any. */
+    switch (afx_fs_server(pid, m->dev_major, m->dev_minor)) {
+    case AFX_FS_KERNEL:
+        break;
+    case AFX_FS_USER:
+        errno = AFX_ERR_USER_FS;
+        return -1;
+    default:
+        errno = AFX_ERR_UNSEEN_FS;
         return -1;
     }
-    return fd;
+    /* map_files' link leads to the mapped file itself: an O_PATH open
+     * of it looks nothing up and opens nothing in its file system. */
+    snprintf(path, sizeof path, "/proc/%ld/map_files/%lx-%lx", pid, m->start, m->end);
+    int pathfd = open(path, O_PATH | O_CLOEXEC);
+    if (pathfd < 0 && (errno == EPERM || errno == EACCES))
+        return open_by_path(pid, m);
+    if (pathfd < 0)
+        return -1;
+    return reopen_checked(pid, pathfd, NULL);
+}
+
+int afx_exe_open(long pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+    int pathfd = open(path, O_PATH | O_CLOEXEC);
+    if (pathfd < 0)
+        return -1;
+    return reopen_checked(pid, pathfd, NULL);
 }
 
 bool afx_glibc_version(int fd, char *out, size_t size)

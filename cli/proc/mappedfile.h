@@ -13,8 +13,14 @@
  * needs CAP_SYS_ADMIN); without that right, by its path inside the
  * process's root, opened as O_PATH first and taken only if it is the
  * mapped file (its device and inode), so that nothing else is ever
- * opened.  Only a regular file, never blocking.  -1 with errno set. */
+ * opened.  Only a regular file, never blocking, and only one the
+ * kernel serves: a file of a user's FUSE file system is never opened
+ * (userfs.h), errno AFX_ERR_USER_FS or AFX_ERR_UNSEEN_FS.  -1 with
+ * errno set. */
 int afx_mapped_open(long pid, const struct afx_mapping *m);
+
+/* The same for the file process pid runs (/proc/PID/exe). */
+int afx_exe_open(long pid);
 
 /* The largest prefix of a file afx_glibc_version reads. */
 #define AFX_GLIBC_SCAN_MAX (16L << 20)

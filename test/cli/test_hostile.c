@@ -2,6 +2,7 @@
  * status, environment, memory), called directly with hostile input,
  * and the judgements made from them. */
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,6 +489,93 @@ START_TEST(advice_for_a_process_under_arenafix)
 }
 END_TEST
 
+/* A user's FUSE file system that answers its own program and never
+ * anyone else (fuseserve, as nobody) serves the libc.so.6 of a hit
+ * process: the scan, the metrics and inspect PID all finish, never
+ * opening that file, and judge the process from /proc: 9 arenas where
+ * 16 are allowed.  Before, each waited on the server for ever (the
+ * timeout's SIGKILL, 137, is that hang). */
+START_TEST(a_file_a_user_serves_holds_no_scan)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL || skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], libc[PATH_MAX + 16], path[2 * PATH_MAX + 2], pid[32];
+    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(libc, sizeof libc, "%s/libc.so.6", g);
+    snprintf(path, sizeof path, "%s:%s", dir, g);
+    struct live l;
+    live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, libc, "libc.so.6", affected_loader(g), "--library-path", path,
+                              test_prog("arenawait"), "30", "pinned"));
+    ck_assert_int_eq(l.arenas, 9);
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    struct run one, all, prom;
+    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+    run(&all, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all"));
+    run(&prom, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all", "--prometheus"));
+    live_stop(&l);
+    rmdir(dir);
+    ck_assert_status(&one, 3);
+    ck_assert_msg(strstr(one.out, "not read: its libc is served by a user's FUSE file system") != NULL
+                  && strstr(one.out, "arenas, counted:    9") != NULL && strstr(one.out, "\nverdict: hit") != NULL,
+                  "%s", one.out);
+    char row[64];
+    snprintf(row, sizeof row, "\n%*s  hit ", 7, pid);
+    ck_assert_status(&all, 3);
+    ck_assert_msg(strstr(all.out, row) != NULL, "process %s is not listed hit: %s", pid, all.out);
+    ck_assert_status(&prom, 3);
+    ck_assert_msg(strstr(prom.out, "comm=\"ld-linux-x86-64\",verdict=\"hit\"} 1") != NULL, "%s", prom.out);
+    run_free(&one);
+    run_free(&all);
+    run_free(&prom);
+}
+END_TEST
+
+/* The same server runs a static program on Debian's 2.36-8 from its
+ * file system (9 arenas): its executable, where its glibc is, is not
+ * read, and the scan says why. */
+START_TEST(a_program_a_user_serves_holds_no_scan)
+{
+    const char *st = test_prog("arenawait-static-affected");
+    if (access(st, X_OK) != 0) {
+        printf("SKIP %s: no %s (libc6-dev-amd64-cross on x86_64)\n", __func__, st);
+        return;
+    }
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], prog[PATH_MAX + 16], pid[32];
+    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(prog, sizeof prog, "%s/arenawait", dir);
+    struct live l;
+    live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, st, "arenawait", prog, "30", "pinned"));
+    ck_assert_int_eq(l.arenas, 9);
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    struct run one, all;
+    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+    run(&all, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all"));
+    live_stop(&l);
+    rmdir(dir);
+    ck_assert_msg(WIFEXITED(one.status) && WIFEXITED(all.status), "inspect hung: %d %d", one.status, all.status);
+    ck_assert_msg(strstr(one.out, "not read: its executable is served by a user's FUSE file system") != NULL
+                  && strstr(one.out, "arenas, counted:    9") != NULL, "%s", one.out);
+    char row[64];
+    snprintf(row, sizeof row, "\n%*s  ", 7, pid);
+    ck_assert_msg(strstr(all.out, row) != NULL, "process %s is not listed: %s", pid, all.out);
+    run_free(&one);
+    run_free(&all);
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile input");
@@ -509,5 +597,11 @@ Suite *hostile_suite(void)
     tcase_add_test(tc, probe_one_cpu_cannot_tell);
     tcase_add_test(tc, advice_for_a_process_under_arenafix);
     suite_add_tcase(s, tc);
+    /* A live process, and a hang caught by timeout(1) at 100 s. */
+    TCase *served = tcase_create("user-served files");
+    tcase_add_test(served, a_file_a_user_serves_holds_no_scan);
+    tcase_add_test(served, a_program_a_user_serves_holds_no_scan);
+    tcase_set_timeout(served, 360);
+    suite_add_tcase(s, served);
     return s;
 }
