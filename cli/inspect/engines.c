@@ -239,7 +239,10 @@ bool afx_shim_bundles(long pid, char *dir, size_t size)
         return false;
     long below, at = first_ours(pid, &below);
     struct shim *sh = at > 0 ? shim_at(at, below) : NULL;
-    if (sh == NULL || !sh->found || sh->bundles[0] == '\0')
+    /* The CRI plugin's namespace alone: a docker container given a
+     * /kubepods parent runs under a shim of moby's, whose bundles hold
+     * whatever annotations its docker run was given. */
+    if (sh == NULL || !sh->found || sh->bundles[0] == '\0' || strcmp(sh->ns, "k8s.io") != 0)
         return false;
     return (size_t)snprintf(dir, size, "%s", sh->bundles) < size;
 }

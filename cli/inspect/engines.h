@@ -21,10 +21,10 @@
  * and each shim judged once a run (proctable.h). */
 bool afx_shim_container(long pid, struct afx_container *c);
 
-/* The directory holding the bundles of the containerd namespace of the
- * runc v2 shim process pid runs under (the parent of the bundle the shim
- * was started in, its ID and namespace checked against its command line),
- * into dir; false if pid runs under no shim of root's. */
+/* The directory holding the bundles of containerd's CRI namespace
+ * (k8s.io) where process pid runs under a runc v2 shim of root's in it
+ * (the parent of the bundle the shim was started in, its ID and
+ * namespace checked against its command line), into dir; false if not. */
 bool afx_shim_bundles(long pid, char *dir, size_t size);
 
 /* A docker container's name, into c->name, from config.v2.json in the
