@@ -180,6 +180,23 @@ static void print_container_options(const struct afx_fix *x, const struct afx_li
 }
 
 /* Which container x is in, on a line of its own. */
+/* The options that mount the library (lib, if found) into container x's
+ * libc directory and name it in its LD_PRELOAD, or why none can be
+ * given. */
+static void print_mount_fix(const struct afx_fix *x, const struct afx_library *lib, bool found, FILE *out)
+{
+    if (!found)
+        fputs("        (no libarenafix.so found on this host to mount: install it first)\n", out);
+    else if (!mountable(x->libdir))
+        fputs("        (its libc's directory cannot be named in a mount option: mount libarenafix.so "
+              "where its loader looks and name it in LD_PRELOAD)\n", out);
+    else if (x->preload_long || !printable(x->preload))
+        fputs("        (its LD_PRELOAD is longer than inspect keeps, or holds white space or control characters: "
+              "name libarenafix.so first in it)\n", out);
+    else
+        print_container_options(x, lib, out);
+}
+
 static void print_container(const struct afx_fix *x, FILE *out)
 {
     static char name[AFX_ESCAPED_SIZE(64)], exe[AFX_ESCAPED_SIZE(PATH_MAX)], user[AFX_ESCAPED_SIZE(64)];
@@ -278,16 +295,8 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
                   "again: the RuntimeClass whose handler is the node's arenafix runtime)\n", out);
         else if (!rootless && installed_fix(x, out))
             ;
-        else if (!found)
-            fputs("        (no libarenafix.so found on this host to mount: install it first)\n", out);
-        else if (!mountable(x->libdir))
-            fputs("        (its libc's directory cannot be named in a mount option: mount libarenafix.so "
-                  "where its loader looks and name it in LD_PRELOAD)\n", out);
-        else if (x->preload_long || !printable(x->preload))
-            fputs("        (its LD_PRELOAD is longer than inspect keeps, or holds white space or control characters: "
-                  "name libarenafix.so first in it)\n", out);
         else
-            print_container_options(x, &lib, out);
+            print_mount_fix(x, &lib, found, out);
     }
 }
 
@@ -337,16 +346,7 @@ static void print_own_root(const struct afx_fix *x, const struct afx_library *li
         fputs("        (a container its engine runs, or a service's RootDirectory=: give the container the library as "
               "its engine allows: the OCI hook (annotation io.arenafix.enable=true), arenafix-runtime as its runtime, "
               "or these options of podman run and docker run)\n", out);
-    if (!found)
-        fputs("        (no libarenafix.so found on this host to mount: install it first)\n", out);
-    else if (!mountable(x->libdir))
-        fputs("        (its libc's directory cannot be named in a mount option: mount libarenafix.so "
-              "where its loader looks and name it in LD_PRELOAD)\n", out);
-    else if (x->preload_long || !printable(x->preload))
-        fputs("        (its LD_PRELOAD is longer than inspect keeps, or holds white space or control characters: "
-              "name libarenafix.so first in it)\n", out);
-    else
-        print_container_options(x, lib, out);
+    print_mount_fix(x, lib, found, out);
 }
 
 /* The processes in a root of their own that no engine's files name. */

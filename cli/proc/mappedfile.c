@@ -10,16 +10,12 @@
 
 #include "userfs.h"
 
-/* The file system of the file behind pathfd (O_PATH), from what the
- * kernel holds: statx syncs nothing from a FUSE server with
- * AT_STATX_DONT_SYNC, and the open pathfd keeps that file system's
- * device number its own while it is looked up.  0, or -1 with errno
- * (AFX_ERR_USER_FS or AFX_ERR_UNSEEN_FS where it is not the kernel's). */
-static int kernel_served(long pid, int pathfd, struct statx *sx)
+/* Device major:minor as process pid's mounts name it is the kernel's:
+ * 0, or -1 with errno AFX_ERR_USER_FS (a user's FUSE file system) or
+ * AFX_ERR_UNSEEN_FS (mounted nowhere it or we can see). */
+static int dev_kernel_served(long pid, unsigned major, unsigned minor)
 {
-    if (statx(pathfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, sx) != 0)
-        return -1;
-    switch (afx_fs_server(pid, sx->stx_dev_major, sx->stx_dev_minor)) {
+    switch (afx_fs_server(pid, major, minor)) {
     case AFX_FS_KERNEL:
         return 0;
     case AFX_FS_USER:
@@ -31,6 +27,18 @@ static int kernel_served(long pid, int pathfd, struct statx *sx)
     }
 }
 
+/* The file system of the file behind pathfd (O_PATH), from what the
+ * kernel holds: statx syncs nothing from a FUSE server with
+ * AT_STATX_DONT_SYNC, and the open pathfd keeps that file system's
+ * device number its own while it is looked up.  0, or -1 with errno
+ * (AFX_ERR_USER_FS or AFX_ERR_UNSEEN_FS where it is not the kernel's). */
+static int file_kernel_served(long pid, int pathfd, struct statx *sx)
+{
+    if (statx(pathfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, sx) != 0)
+        return -1;
+    return dev_kernel_served(pid, sx->stx_dev_major, sx->stx_dev_minor);
+}
+
 /* pathfd (O_PATH, closed here) opened for reading, if it is a regular
  * file the kernel serves (an open of a FUSE file waits on its server)
  * and, where same is given, that very file: its device and inode. */
@@ -39,7 +47,7 @@ static int reopen_checked(long pid, int pathfd, const struct afx_mapping *same)
     char fdpath[64];
     struct statx sx;
     int fd = -1;
-    if (kernel_served(pid, pathfd, &sx) != 0)
+    if (file_kernel_served(pid, pathfd, &sx) != 0)
         goto out;
     if (!S_ISREG(sx.stx_mode)) {
         errno = EINVAL;
@@ -83,16 +91,8 @@ int afx_mapped_open(long pid, const struct afx_mapping *m)
     char path[128];
     /* Its device as maps shows it: an overlay's file is its layer's, a
      * FUSE one's as well as any. */
-    switch (afx_fs_server(pid, m->dev_major, m->dev_minor)) {
-    case AFX_FS_KERNEL:
-        break;
-    case AFX_FS_USER:
-        errno = AFX_ERR_USER_FS;
+    if (dev_kernel_served(pid, m->dev_major, m->dev_minor) != 0)
         return -1;
-    default:
-        errno = AFX_ERR_UNSEEN_FS;
-        return -1;
-    }
     /* map_files' link leads to the mapped file itself: an O_PATH open
      * of it looks nothing up and opens nothing in its file system. */
     snprintf(path, sizeof path, "/proc/%ld/map_files/%lx-%lx", pid, m->start, m->end);
