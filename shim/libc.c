@@ -3,8 +3,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "elfsym.h"
-
 enum { UNKNOWN, SERVED, UNSERVED };
 static atomic_int state;
 
@@ -39,8 +37,11 @@ bool afx_libc_served(void)
     int s = atomic_load_explicit(&state, memory_order_relaxed);
     if (s == UNKNOWN) {
         /* With __libc_single_threaded defined, the libc is glibc 2.32
-         * or later, which defines gnu_get_libc_version. */
-        bool served = afx_libc_maybe_served() && at_least_2_34(gnu_get_libc_version());
+         * or later, which defines gnu_get_libc_version; unless it is a
+         * layer of compatibility on another libc that defines the one
+         * and not the other: asked only where it is defined. */
+        bool served = afx_libc_maybe_served() && &gnu_get_libc_version != NULL
+                      && at_least_2_34(gnu_get_libc_version());
         s = served ? SERVED : UNSERVED;
         atomic_store_explicit(&state, s, memory_order_relaxed);
     }
@@ -51,12 +52,8 @@ const char *afx_libc_name(void)
 {
     static char name[64];
     /* Older glibcs define gnu_get_libc_version too, at their first
-     * version; musl none.  Looked for in the loaded objects: its
-     * address taken would be a symbol lookup at load in every process. */
-    const char *file;
-    bool contains;
-    if (!afx_libc_maybe_served()
-        && !afx_first_definer("gnu_get_libc_version", NULL, &file, &contains))
+     * version; musl none. */
+    if (&gnu_get_libc_version == NULL)
         return "a libc other than glibc (musl?)";
     snprintf(name, sizeof name, "glibc %s", gnu_get_libc_version());
     return name;
