@@ -8,8 +8,10 @@ static atomic_int state;
 
 bool afx_libc_maybe_served(void)
 {
-    /* Defined from glibc 2.32; musl has none (symvers.h). */
-    return &__libc_single_threaded != NULL;
+    /* Defined from glibc 2.32; musl has none (symvers.h).  And
+     * gnu_get_libc_version, which every glibc defines: a layer of
+     * compatibility on musl may define the one and not the other. */
+    return &__libc_single_threaded != NULL && &gnu_get_libc_version != NULL;
 }
 
 static unsigned long number(const char **p)
@@ -36,12 +38,8 @@ bool afx_libc_served(void)
 {
     int s = atomic_load_explicit(&state, memory_order_relaxed);
     if (s == UNKNOWN) {
-        /* With __libc_single_threaded defined, the libc is glibc 2.32
-         * or later, which defines gnu_get_libc_version; unless it is a
-         * layer of compatibility on another libc that defines the one
-         * and not the other: asked only where it is defined. */
-        bool served = afx_libc_maybe_served() && &gnu_get_libc_version != NULL
-                      && at_least_2_34(gnu_get_libc_version());
+        /* Where both are defined, the libc is glibc 2.32 or later. */
+        bool served = afx_libc_maybe_served() && at_least_2_34(gnu_get_libc_version());
         s = served ? SERVED : UNSERVED;
         atomic_store_explicit(&state, s, memory_order_relaxed);
     }
