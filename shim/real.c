@@ -174,8 +174,10 @@ const struct afx_real *afx_real_if_bound(void)
 /* A table of its own for a binder: a slot, else a page (more binders
  * at once than slots: not a wait for the others, any of which may wait
  * for dl_load_lock held by this very thread, a constructor that dlopen
- * runs).  Lost once it is not published: a few pages, once per process,
- * at most.  NULL without memory for a page. */
+ * runs).  Lost once it is not published: a few pages at most, one a
+ * binder at once, and where the libc is not served one each time a
+ * missing function is found (at most once a function).  NULL without
+ * memory for a page. */
 static struct afx_real *take_table(void)
 {
     unsigned slot = atomic_fetch_add(&next_slot, 1);
@@ -244,6 +246,32 @@ static _Atomic unsigned long long looked_at;
 
 static void bind_all(struct afx_real *table);
 
+/* Publish BASE's entries and those FOUND has where BASE has none, in
+ * place of BASE; if another table replaced BASE first, merged into
+ * that one.  Entries only ever go from NULL to a function, so this
+ * ends.  The table published. */
+static const struct afx_real *publish_merged(const struct afx_real *base,
+                                             const struct afx_real *found)
+{
+    for (;;) {
+        bool more = false;
+        for (unsigned i = 0; i < ENTRIES && !more; i++)
+            more = entry(base, i) == NULL && entry(found, i) != NULL;
+        if (!more)
+            return base;
+        struct afx_real *mine = take_table();
+        if (mine == NULL)
+            return base;
+        void **row = (void **)mine;
+        for (unsigned i = 0; i < ENTRIES; i++)
+            row[i] = entry(base, i) != NULL ? entry(base, i) : entry(found, i);
+        const struct afx_real *expected = base;
+        if (atomic_compare_exchange_strong(&published, &expected, mine))
+            return mine;
+        base = expected;
+    }
+}
+
 static const struct afx_real *complete(const struct afx_real *table)
 {
     if (afx_libc_served() || !missing_any(table))
@@ -257,29 +285,16 @@ static const struct afx_real *complete(const struct afx_real *table)
     if (mark == AFX_MARK_WAS_HELD)
         return table;
     int saved = errno;
-    struct afx_real *mine = take_table();
-    bool found = false;
-    if (mine != NULL) {
-        bind_all(mine);
-        void **row = (void **)mine;
-        for (unsigned i = 0; i < ENTRIES; i++) {
-            void *old = entry(table, i);
-            found |= old == NULL && row[i] != NULL;
-            if (old != NULL)
-                row[i] = old;
-        }
-    }
+    /* Looked up on the stack: a table is taken only where something
+     * was found (a program may open plugins by the thousand). */
+    struct afx_real now;
+    bind_all(&now);
     atomic_store_explicit(&looked_at, adds, memory_order_relaxed);
+    table = publish_merged(table, &now);
     if (mark == AFX_MARK_TAKEN)
         afx_unmark(AFX_MARK_BINDING);
     errno = saved;
-    if (!found)
-        return table;
-    /* Another thread's newer table, if it came first: as complete. */
-    const struct afx_real *expected = table;
-    if (atomic_compare_exchange_strong(&published, &expected, mine))
-        return mine;
-    return expected;
+    return table;
 }
 
 const struct afx_real *afx_real(void)
@@ -315,5 +330,7 @@ const struct afx_real *afx_real(void)
     const struct afx_real *none = NULL;
     if (atomic_compare_exchange_strong(&published, &none, mine))
         return mine;
-    return none;
+    /* Another binder's came first: with what this one found besides,
+     * where the libc is not served (bound from objects loaded later). */
+    return afx_libc_served() ? none : publish_merged(none, mine);
 }
