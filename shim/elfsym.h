@@ -24,7 +24,17 @@ bool afx_first_definer(const char *name, const void *addr, const char **file, bo
  * VERSION) would return to the object containing SELF, for a libc
  * whose dlsym cannot be called (before glibc 2.34 it is libdl's, loaded
  * or not): the first definition in the objects loaded after it, of
- * the default version or of VERSION.  NULL if none. */
+ * the default version or of VERSION.  NULL if none.
+ *
+ * Unlike dlsym, it searches every loaded object, those a program opened
+ * with RTLD_LOCAL too: whether an object is in the global scope is the
+ * loader's private data (glibc's l_global), and no public call tells
+ * without changing it (dlopen with RTLD_NOLOAD | RTLD_GLOBAL promotes
+ * the object).  So a local plugin that defines one of the names itself
+ * (a wrapper of pthread_create) is found where dlsym would pass it by,
+ * if it comes before the real definer in load order; the libc's, and
+ * libpthread's where the program links it, come before any object it
+ * opens. */
 void *afx_elf_next(const char *name, const char *version, const void *self);
 
 #endif

@@ -3,15 +3,15 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "elfsym.h"
-
 enum { UNKNOWN, SERVED, UNSERVED };
 static atomic_int state;
 
 bool afx_libc_maybe_served(void)
 {
-    /* Defined from glibc 2.32; musl has none (symvers.h). */
-    return &__libc_single_threaded != NULL;
+    /* Defined from glibc 2.32; musl has none (symvers.h).  And
+     * gnu_get_libc_version, which every glibc defines: a layer of
+     * compatibility on musl may define the one and not the other. */
+    return &__libc_single_threaded != NULL && &gnu_get_libc_version != NULL;
 }
 
 static unsigned long number(const char **p)
@@ -38,8 +38,7 @@ bool afx_libc_served(void)
 {
     int s = atomic_load_explicit(&state, memory_order_relaxed);
     if (s == UNKNOWN) {
-        /* With __libc_single_threaded defined, the libc is glibc 2.32
-         * or later, which defines gnu_get_libc_version. */
+        /* Where both are defined, the libc is glibc 2.32 or later. */
         bool served = afx_libc_maybe_served() && at_least_2_34(gnu_get_libc_version());
         s = served ? SERVED : UNSERVED;
         atomic_store_explicit(&state, s, memory_order_relaxed);
@@ -51,12 +50,8 @@ const char *afx_libc_name(void)
 {
     static char name[64];
     /* Older glibcs define gnu_get_libc_version too, at their first
-     * version; musl none.  Looked for in the loaded objects: its
-     * address taken would be a symbol lookup at load in every process. */
-    const char *file;
-    bool contains;
-    if (!afx_libc_maybe_served()
-        && !afx_first_definer("gnu_get_libc_version", NULL, &file, &contains))
+     * version; musl none. */
+    if (&gnu_get_libc_version == NULL)
         return "a libc other than glibc (musl?)";
     snprintf(name, sizeof name, "glibc %s", gnu_get_libc_version());
     return name;

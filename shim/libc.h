@@ -6,9 +6,10 @@
 
 #include <stdbool.h>
 
-/* False on a libc where the library surely stands down (musl, glibc
- * before 2.32): one load of an address bound at load, for the
- * constructor every process runs. */
+/* False on a libc where the library surely stands down (musl, a
+ * layer on it that defines __libc_single_threaded, glibc before 2.32):
+ * two loads of addresses bound at load, for the constructor every
+ * process runs. */
 bool afx_libc_maybe_served(void);
 
 /* True on glibc 2.34 or later, where the library acts (and binds by

@@ -171,11 +171,137 @@ const struct afx_real *afx_real_if_bound(void)
     return atomic_load_explicit(&published, memory_order_acquire);
 }
 
+/* A table of its own for a binder: a slot, else a page (more binders
+ * at once than slots: not a wait for the others, any of which may wait
+ * for dl_load_lock held by this very thread, a constructor that dlopen
+ * runs).  Lost once it is not published: a few pages at most, one a
+ * binder at once, and where the libc is not served one each time a
+ * missing function is found (at most once a function).  NULL without
+ * memory for a page. */
+static struct afx_real *take_table(void)
+{
+    unsigned slot = atomic_fetch_add(&next_slot, 1);
+    if (slot < SLOTS)
+        return &slots[slot];
+    void *page = mmap(NULL, sizeof(struct afx_real), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return page != MAP_FAILED ? page : NULL;
+}
+
+/* ---- a libc the library does not serve --------------------------------
+ * There the table is bound from the objects loaded at the first call,
+ * and a function may come later: pthread_create of a glibc before 2.34
+ * is libpthread's, which a program linked without it loads with a
+ * plugin it opens after its first mallopt.  A missing entry is never
+ * kept: once objects were loaded since it was last looked for, it is
+ * looked for again, and a new table, the old one's entries and those
+ * found, is published (a published table never changes: a caller may
+ * be reading it).  Only afx_real does this, never afx_real_if_bound:
+ * the interposers that must stay async-signal-safe (sched_setaffinity,
+ * pthread_setaffinity_np of the calling thread) do without a missing
+ * entry (they make the system call themselves); the others may bind,
+ * and walking the loaded objects is binding: dl_iterate_phdr holds the
+ * loader's lock for it (glibc's dl_load_write_lock, recursive; musl's
+ * list lock, for reading), as the first binding's walk does. */
+
+enum { ENTRIES = sizeof(struct afx_real) / sizeof(void *) };
+_Static_assert(sizeof(struct afx_real) == ENTRIES * sizeof(void *),
+               "struct afx_real is a row of pointers");
+
+/* The entries as pointers: every member is a union of a function
+ * pointer and its void *. */
+static void *entry(const struct afx_real *table, unsigned i)
+{
+    void *const *row = (void *const *)table;
+    return row[i];
+}
+
+static bool missing_any(const struct afx_real *table)
+{
+    for (unsigned i = 0; i < ENTRIES; i++)
+        if (entry(table, i) == NULL)
+            return true;
+    return false;
+}
+
+/* The loader's count of objects loaded so far (dlpi_adds, glibc's and
+ * musl's): it changes when an object is loaded. */
+static int first_only(struct dl_phdr_info *info, size_t size, void *data)
+{
+    if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+        *(unsigned long long *)data = info->dlpi_adds;
+    return 1;
+}
+
+static unsigned long long loaded_count(void)
+{
+    unsigned long long adds = 0;
+    dl_iterate_phdr(first_only, &adds);
+    return adds;
+}
+
+/* The loader's count when the published table's missing entries were
+ * last looked for. */
+static _Atomic unsigned long long looked_at;
+
+static void bind_all(struct afx_real *table);
+
+/* Publish BASE's entries and those FOUND has where BASE has none, in
+ * place of BASE; if another table replaced BASE first, merged into
+ * that one.  Entries only ever go from NULL to a function, so this
+ * ends.  The table published. */
+static const struct afx_real *publish_merged(const struct afx_real *base,
+                                             const struct afx_real *found)
+{
+    for (;;) {
+        bool more = false;
+        for (unsigned i = 0; i < ENTRIES && !more; i++)
+            more = entry(base, i) == NULL && entry(found, i) != NULL;
+        if (!more)
+            return base;
+        struct afx_real *mine = take_table();
+        if (mine == NULL)
+            return base;
+        void **row = (void **)mine;
+        for (unsigned i = 0; i < ENTRIES; i++)
+            row[i] = entry(base, i) != NULL ? entry(base, i) : entry(found, i);
+        const struct afx_real *expected = base;
+        if (atomic_compare_exchange_strong(&published, &expected, mine))
+            return mine;
+        base = expected;
+    }
+}
+
+static const struct afx_real *complete(const struct afx_real *table)
+{
+    if (afx_libc_served() || !missing_any(table))
+        return table;
+    unsigned long long adds = loaded_count();
+    if (adds == atomic_load_explicit(&looked_at, memory_order_relaxed))
+        return table;
+    /* Reached while this thread binds: as for the first binding, the
+     * table as it is. */
+    int mark = afx_mark_try(AFX_MARK_BINDING);
+    if (mark == AFX_MARK_WAS_HELD)
+        return table;
+    int saved = errno;
+    /* Looked up on the stack: a table is taken only where something
+     * was found (a program may open plugins by the thousand). */
+    struct afx_real now;
+    bind_all(&now);
+    atomic_store_explicit(&looked_at, adds, memory_order_relaxed);
+    table = publish_merged(table, &now);
+    if (mark == AFX_MARK_TAKEN)
+        afx_unmark(AFX_MARK_BINDING);
+    errno = saved;
+    return table;
+}
+
 const struct afx_real *afx_real(void)
 {
     const struct afx_real *table = atomic_load_explicit(&published, memory_order_acquire);
     if (table != NULL)
-        return table;
+        return complete(table);
     /* From here, an interposer reached by this thread (a preloaded mmap
      * or dlsym that calls one) does without.  With no room to say so (as
      * many threads inside arenafix at once as a window of the marks
@@ -185,18 +311,7 @@ const struct afx_real *afx_real(void)
     if (mark == AFX_MARK_WAS_HELD)
         return NULL;
     int saved = errno;
-    unsigned slot = atomic_fetch_add(&next_slot, 1);
-    struct afx_real *mine = slot < SLOTS ? &slots[slot] : NULL;
-    /* More binders at once than slots: a page of its own, not a wait for
-     * the others, any of which may wait for dl_load_lock held by this
-     * very thread (a constructor that dlopen runs).  Lost once it is not
-     * published: a few pages, once per process, at most. */
-    if (mine == NULL) {
-        void *page = mmap(NULL, sizeof *mine, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (page != MAP_FAILED)
-            mine = page;
-    }
+    struct afx_real *mine = take_table();
     if (mine == NULL) {
         /* No memory for a page: a published table is all there is. */
         if (mark == AFX_MARK_TAKEN)
@@ -206,6 +321,8 @@ const struct afx_real *afx_real(void)
             sched_yield();
         return table;
     }
+    if (!afx_libc_served())
+        atomic_store_explicit(&looked_at, loaded_count(), memory_order_relaxed);
     bind_all(mine);
     if (mark == AFX_MARK_TAKEN)
         afx_unmark(AFX_MARK_BINDING);
@@ -213,5 +330,7 @@ const struct afx_real *afx_real(void)
     const struct afx_real *none = NULL;
     if (atomic_compare_exchange_strong(&published, &none, mine))
         return mine;
-    return none;
+    /* Another binder's came first: with what this one found besides,
+     * where the libc is not served (bound from objects loaded later). */
+    return afx_libc_served() ? none : publish_merged(none, mine);
 }

@@ -118,7 +118,9 @@ struct afx_real {
 /* The table.  Bound at the first thread or mallopt (or by a call that
  * comes earlier: another library's constructor); a thread that finds it
  * unbound binds it too, and never waits for another binder (real.c says
- * why).  NULL when reached while this very thread is binding (from a
+ * why).  On a libc the library does not serve, a function missing from
+ * it is looked for again once objects were loaded since (a libpthread
+ * a plugin brings).  NULL when reached while this very thread is binding (from a
  * signal handler, or from a malloc that dlsym called): the caller must
  * then do without. */
 const struct afx_real *afx_real(void);

@@ -127,13 +127,15 @@ MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
 OLD_GLIBC := $(B)/glibc-2.31/root
 OLD_GLIBC_LIB := $(OLD_GLIBC)/usr/lib/$(MULTIARCH)
 ifneq ($(and $(MUSL_GCC),$(filter $(SHIM_ARCH),$(shell $(MUSL_GCC) -dumpmachine 2>/dev/null))),)
-TEST_PROGS += $(B)/test/otherlibc-musl
+TEST_PROGS += $(B)/test/otherlibc-musl $(B)/test/libcompat-musl.so
 endif
 ifneq ($(wildcard $(OLD_GLIBC_LIB)/crt1.o),)
-TEST_PROGS += $(B)/test/otherlibc-2.31
+TEST_PROGS += $(B)/test/otherlibc-2.31 $(B)/test/otherlibc-dlopen-2.31 $(B)/test/libotherlibc-plugin-2.31.so
 endif
 $(B)/test/otherlibc-musl: test/progs/otherlibc.c | $(B)/test
 	$(MUSL_GCC) -O2 -o $@ $<
+$(B)/test/libcompat-musl.so: test/progs/libcompat-musl.c | $(B)/test
+	$(MUSL_GCC) -O2 -shared -fPIC -o $@ $<
 $(B)/test/otherlibc-2.31: test/progs/otherlibc.c | $(B)/test
 	$(CC) -O2 -fno-pie -c -o $@.o $<
 	$(CC) -nostdlib -no-pie -o $@ $(OLD_GLIBC_LIB)/crt1.o $(OLD_GLIBC_LIB)/crti.o \
@@ -141,6 +143,21 @@ $(B)/test/otherlibc-2.31: test/progs/otherlibc.c | $(B)/test
 	    $(OLD_GLIBC)/lib/$(MULTIARCH)/libc.so.6 $(OLD_GLIBC_LIB)/libc_nonshared.a \
 	    $(firstword $(wildcard $(OLD_GLIBC)/lib/$(MULTIARCH)/ld-linux*.so.[12])) $$($(CC) -print-libgcc-file-name) \
 	    $$($(CC) -print-file-name=crtend.o) $(OLD_GLIBC_LIB)/crtn.o
+	rm -f $@.o
+# Linked with libdl only; its plugin brings libpthread.
+$(B)/test/otherlibc-dlopen-2.31: test/progs/otherlibc-dlopen.c | $(B)/test
+	$(CC) -O2 -fno-pie -c -o $@.o $<
+	$(CC) -nostdlib -no-pie -o $@ $(OLD_GLIBC_LIB)/crt1.o $(OLD_GLIBC_LIB)/crti.o \
+	    $$($(CC) -print-file-name=crtbegin.o) $@.o $(OLD_GLIBC)/lib/$(MULTIARCH)/libdl.so.2 \
+	    $(OLD_GLIBC)/lib/$(MULTIARCH)/libc.so.6 $(OLD_GLIBC_LIB)/libc_nonshared.a \
+	    $(firstword $(wildcard $(OLD_GLIBC)/lib/$(MULTIARCH)/ld-linux*.so.[12])) $$($(CC) -print-libgcc-file-name) \
+	    $$($(CC) -print-file-name=crtend.o) $(OLD_GLIBC_LIB)/crtn.o
+	rm -f $@.o
+$(B)/test/libotherlibc-plugin-2.31.so: test/progs/otherlibc-plugin.c | $(B)/test
+	$(CC) -O2 -fPIC -c -o $@.o $<
+	$(CC) -nostdlib -shared -o $@ $$($(CC) -print-file-name=crtbeginS.o) $@.o \
+	    $(OLD_GLIBC)/lib/$(MULTIARCH)/libpthread.so.0 $(OLD_GLIBC)/lib/$(MULTIARCH)/libc.so.6 \
+	    $$($(CC) -print-file-name=crtendS.o)
 	rm -f $@.o
 test-progs: $(TEST_PROGS)
 
