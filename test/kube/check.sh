@@ -326,7 +326,7 @@ sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == [
     # where the node's containerd looks; the restart said, not done.
     said=$(pm logs "$tag-ds-pod-install" 2>&1)
     if command -v containerd >/dev/null 2>&1; then
-        got=$("$py" - "$node/containerd/conf.d/99-arenafix.toml" <<'PY' 2>&1
+        got=$("$py" - "$node/containerd/conf.d/zz-arenafix.toml" <<'PY' 2>&1
 import sys, tomllib
 c = tomllib.load(open(sys.argv[1], "rb"))["plugins"]["io.containerd.grpc.v1.cri"]
 r = c["containerd"]["runtimes"]
