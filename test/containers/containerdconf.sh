@@ -113,10 +113,10 @@ if out=$(sh "$script" install --config "$n/config.toml" 2>&1); then
     fi
     echo "$out" | grep -q 'restart containerd' && pass "install says that containerd must be restarted: $(echo "$out" | tail -n 1)" \
         || fail "install did not say containerd must be restarted: $out"
-    [ "$(stat -c %a "$n/config.toml")" = 640 ] && [ "$(stat -c %a "$n/conf.d/99-arenafix.toml")" = 600 ] \
+    [ "$(stat -c %a "$n/config.toml")" = 640 ] && [ "$(stat -c %a "$n/conf.d/zz-arenafix.toml")" = 600 ] \
         && grep -q "^imports = \[\"$n/conf.d/\*.toml\"\]$" "$n/config.toml" \
         && pass "install: the main file imports $n/conf.d/*.toml, its mode kept (640); the drop-in 600 (a copy of the CRI section)" \
-        || fail "install: modes $(stat -c '%n %a' "$n/config.toml" "$n/conf.d/99-arenafix.toml" | tr '\n' ' '), imports: $(grep imports "$n/config.toml")"
+        || fail "install: modes $(stat -c '%n %a' "$n/config.toml" "$n/conf.d/zz-arenafix.toml" | tr '\n' ' '), imports: $(grep imports "$n/config.toml")"
 else
     fail "install refused a version 2 configuration: $out"
 fi
@@ -215,13 +215,96 @@ sh "$script" install --config "$n/config.toml" >/dev/null 2>&1
 echo '# the operator was here' >>"$n/config.toml"
 cp -p "$n/config.toml" "$work/edited.toml"
 out=$(sh "$script" remove --config "$n/config.toml" 2>&1)
-cmp -s "$n/config.toml" "$work/edited.toml" && ! [ -e "$n/conf.d/99-arenafix.toml" ] && echo "$out" | grep -q 'changed since install' \
+cmp -s "$n/config.toml" "$work/edited.toml" && ! [ -e "$n/conf.d/zz-arenafix.toml" ] && echo "$out" | grep -q 'changed since install' \
     && pass "remove after the main file was changed: the drop-in removed, the main file left and said: $(echo "$out" | grep 'changed since')" \
     || fail "remove after an edit: $out"
 mkdir -p "$n/conf.d" && printf '# the operator'"'"'s own\nversion = 2\n' >"$n/conf.d/99-arenafix.toml"
 out=$(sh "$script" remove --config "$n/config.toml" 2>&1)
 [ -e "$n/conf.d/99-arenafix.toml" ] && echo "$out" | grep -q "not arenafix-containerd-config's" \
     && pass "remove leaves a 99-arenafix.toml it did not write: $out" || fail "remove of another's file: $out"
+
+# ---- 6. Beside other drop-ins ---------------------------------------------
+# NVIDIA's toolkit's drop-in (nvidia-ctk runtime configure
+# --runtime=containerd): its own CRI section, conf.d/99-nvidia.toml.
+nvidia() { # DIR: the drop-in in DIR/conf.d
+    mkdir -p "$1/conf.d"
+    cat >"$1/conf.d/99-nvidia.toml" <<EOF
+version = 2
+[$cri]
+  sandbox_image = "registry.example.com/pause:nv"
+  [$cri.containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+    [$cri.containerd.runtimes.runc.options]
+      SystemdCgroup = true
+  [$cri.containerd.runtimes.nvidia]
+    runtime_type = "io.containerd.runc.v2"
+    [$cri.containerd.runtimes.nvidia.options]
+      BinaryName = "/usr/bin/nvidia-container-runtime"
+      SystemdCgroup = true
+EOF
+}
+# installed_keeps NAME WHAT: install on $work/NAME gives containerd's dump before plus arenafix.
+installed_keeps() {
+    before=$(dumped "$work/$1")
+    if out=$(sh "$script" install --config "$work/$1/config.toml" 2>&1); then
+        got=$(dumped "$work/$1")
+        if [ "$(echo "$got" | sort)" = "$( (echo "$before"; arenafix_line true) | sort)" ] && ! echo "$out" | grep -q NOTE; then
+            pass "install $2: containerd's dump as before ($(echo "$before" | grep '^sandbox_image'), $(echo "$before" | grep -c '^runtime') runtimes) plus arenafix"
+        else
+            fail "install $2: dump before $(echo "$before" | tr '\n' ';') after $(echo "$got" | tr '\n' ';'); $out"
+        fi
+    else
+        fail "install $2 refused: $out"
+    fi
+}
+# The node's conf.d not imported yet: containerd reads the main file's
+# CRI section (pause:3.9) and goes on doing so.
+node "$work/nv-new" && nvidia "$work/nv-new"
+installed_keeps nv-new "on a node with NVIDIA's 99-nvidia.toml not imported yet"
+# Imported already: NVIDIA's CRI section is containerd's (its runtime nvidia).
+node "$work/nv-in" && nvidia "$work/nv-in" && sed -i "2i imports = [\"$work/nv-in/conf.d/*.toml\"]" "$work/nv-in/config.toml"
+installed_keeps nv-in "on a node that imports NVIDIA's 99-nvidia.toml"
+echo "$got" | grep -q '^runtime nvidia .*BinaryName=/usr/bin/nvidia-container-runtime' \
+    && pass "install beside NVIDIA's imported drop-in: its runtime nvidia kept" || fail "the runtime nvidia lost: $got"
+# A drop-in read after install's with a CRI section: refused.
+node "$work/late" && mkdir -p "$work/late/conf.d" \
+    && printf 'version = 2\n[%s]\n  sandbox_image = "late/pause:1"\n' "$cri" >"$work/late/conf.d/zzz-late.toml"
+refused late "a drop-in read after its own with a CRI section" "zzz-late.toml read after"
+# One the node's own imports read after the glob: the result has no
+# arenafix entry, and every file goes back as it was (conf.d, made by
+# install, gone again).
+n=$work/after && node "$n" && printf 'version = 2\n[%s]\n  sandbox_image = "after/pause:1"\n' "$cri" >"$n/after.toml" \
+    && sed -i "2i imports = [\"$n/conf.d/*.toml\", \"$n/after.toml\"]" "$n/config.toml"
+refused after "a node whose own import read after the drop-ins replaces the CRI section" "has no arenafix entry"
+# containerd's dump of the result failing (a containerd that dumps no
+# configuration once the main file imports the drop-ins): the main file,
+# its backup, the drop-in and conf.d all taken back.
+printf '#!/bin/sh\ngrep -q "added by arenafix-containerd-config" "$2" && exit 1\nexec containerd "$@"\n' >"$work/failing-containerd"
+node "$work/undo"
+s=$(snap "$work/undo")
+out=$(sh "$script" install --config "$work/undo/config.toml" --containerd "sh $work/failing-containerd" 2>&1)
+if [ $? = 1 ] && [ "$(snap "$work/undo")" = "$s" ] && echo "$out" | grep -q 'every file as it was'; then
+    pass "install whose check of the result fails: exit 1, the main file, the drop-in, the backup and conf.d as before ($(echo "$out" | tail -n 1 | cut -c1-90))"
+else
+    fail "install whose check of the result fails: $out; files now $(snap "$work/undo")"
+fi
+# An earlier install's drop-in (99-arenafix.toml): install replaces it
+# by zz-arenafix.toml, remove takes it away.
+n=$work/old && node "$n" && cp -p "$n/config.toml" "$work/old.toml"
+sh "$script" install --config "$n/config.toml" >/dev/null 2>&1 && mv "$n/conf.d/zz-arenafix.toml" "$n/conf.d/99-arenafix.toml"
+out=$(sh "$script" remove --config "$n/config.toml" 2>&1)
+cmp -s "$n/config.toml" "$work/old.toml" && ! [ -e "$n/conf.d" ] \
+    && pass "remove after an earlier install (99-arenafix.toml): it removed, the main file as before" || fail "remove of 99-arenafix.toml: $out; $(ls -A "$n" "$n/conf.d")"
+sh "$script" install --config "$n/config.toml" >/dev/null 2>&1 && mv "$n/conf.d/zz-arenafix.toml" "$n/conf.d/99-arenafix.toml"
+out=$(sh "$script" install --config "$n/config.toml" 2>&1)
+[ "$(ls "$n/conf.d" | tr '\n' ' ')" = "zz-arenafix.toml " ] && dumped "$n" | grep -qxF "$(arenafix_line true)" \
+    && pass "install over an earlier install's 99-arenafix.toml: zz-arenafix.toml alone, arenafix in the dump" \
+    || fail "install over 99-arenafix.toml: $(ls "$n/conf.d"); $out"
+# CRLF line ends (containerd reads them): refused, said so.
+node "$work/crlf" && sed -i 's/$/\r/' "$work/crlf/config.toml"
+containerd --config "$work/crlf/config.toml" config dump 2>/dev/null | grep -q 'pause:3.9' \
+    || echo "NOTE: this containerd does not read a CRLF config.toml"
+refused crlf "a main file with CRLF line ends" "has CRLF line ends: not handled"
 
 echo "check-containers (containerd-config): $(($(date +%s) - t0)) s"
 summary

@@ -159,6 +159,12 @@ if vols.get("node-dir") != env.get("ARENAFIX_NODE_DIR"):
     bad.append(f"node-dir {vols.get('node-dir')} is not ARENAFIX_NODE_DIR {env.get('ARENAFIX_NODE_DIR')}")
 if vols.get("hooks-dir") not in ("/etc/containers/oci/hooks.d", "/usr/share/containers/oci/hooks.d"):
     bad.append(f"hooks-dir {vols.get('hooks-dir')} is no directory CRI-O reads by default")
+# A directory made where there was none says "containerd here" to the
+# next reader of the node (and is never removed): not for /etc/containerd.
+for v in spec["volumes"]:
+    h = v.get("hostPath", {})
+    if h.get("type") == "DirectoryOrCreate" and (h["path"] + "/").startswith("/etc/containerd/"):
+        bad.append(f"the volume {v['name']} makes {h['path']} on a node without containerd")
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
@@ -256,7 +262,7 @@ real() {
     # ds_pod NODE ROOT NAME: that pod, the node's directories in NODE,
     # its / (the volume host-root) ROOT, as $work/NAME.json.
     ds_pod() {
-        mkdir -p "$1/opt/arenafix" "$1/hooks.d" "$1/textfile" "$1/etc-arenafix" "$1/containerd"
+        mkdir -p "$1/opt/arenafix" "$1/hooks.d" "$1/textfile" "$1/etc-arenafix" "$1/etc"
         "$py" - "$work/arenafix-node.yaml.json" "localhost/$tag-node" "$1" "$tag-$3" "$2" "${4:-install}" >"$work/$3.json" <<'PY'
 import json, sys
 t, at, d, objs = open(sys.argv[1]).read(), 0, json.JSONDecoder(), []
@@ -267,7 +273,7 @@ tmpl = [o for o in objs if o["kind"] == "DaemonSet"][0]["spec"]["template"]
 image, node, name, root, action = sys.argv[2:7]
 moved = {"/": root, "/opt/arenafix": node + "/opt/arenafix", "/etc/containers/oci/hooks.d": node + "/hooks.d",
          "/var/lib/prometheus/node-exporter": node + "/textfile", "/etc/arenafix": node + "/etc-arenafix",
-         "/etc/containerd": node + "/containerd"}
+         "/etc": node + "/etc"}
 spec = tmpl["spec"]
 for v in spec["volumes"]:
     if "hostPath" in v:
@@ -292,8 +298,9 @@ PY
     node=$work/node
     ds_pod "$node" / ds-pod
     # The node runs containerd, its configuration with CRI settings of
-    # its own (its /etc/containerd moved as the others).
-    cat >"$node/containerd/config.toml" <<'EOF'
+    # its own (its /etc moved as the others).
+    mkdir -p "$node/etc/containerd"
+    cat >"$node/etc/containerd/config.toml" <<'EOF'
 version = 2
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "registry.example.com/pause:3.9"
@@ -302,7 +309,7 @@ version = 2
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
       SystemdCgroup = true
 EOF
-    cp -p "$node/containerd/config.toml" "$work/containerd-config.orig"
+    cp -p "$node/etc/containerd/config.toml" "$work/containerd-config.orig"
     if ! pm kube play "$work/ds-pod.json" >"$work/play.log" 2>&1; then
         fail "podman kube play of the DaemonSet's pod: $(cat "$work/play.log")"; return
     fi
@@ -326,7 +333,7 @@ sys.exit(not (e["hook"]["path"] == d + "/bin/arenafix" and e["hook"]["env"] == [
     # where the node's containerd looks; the restart said, not done.
     said=$(pm logs "$tag-ds-pod-install" 2>&1)
     if command -v containerd >/dev/null 2>&1; then
-        got=$("$py" - "$node/containerd/conf.d/99-arenafix.toml" <<'PY' 2>&1
+        got=$("$py" - "$node/etc/containerd/conf.d/zz-arenafix.toml" <<'PY' 2>&1
 import sys, tomllib
 c = tomllib.load(open(sys.argv[1], "rb"))["plugins"]["io.containerd.grpc.v1.cri"]
 r = c["containerd"]["runtimes"]
@@ -335,12 +342,12 @@ print(c["sandbox_image"], r["runc"]["options"]["SystemdCgroup"], r["arenafix"]["
 PY
         )
         [ "$got" = "registry.example.com/pause:3.9 True $node/opt/arenafix/bin/arenafix-runtime True ['io.arenafix.enable']" ] \
-            && grep -qx 'imports = \["/etc/containerd/conf.d/\*.toml"\]' "$node/containerd/config.toml" \
+            && grep -qx 'imports = \["/etc/containerd/conf.d/\*.toml"\]' "$node/etc/containerd/config.toml" \
             && [ -x "$node/opt/arenafix/bin/arenafix-runtime" ] && [ -x "$node/opt/arenafix/bin/arenafix-oci-hook" ] \
             && grep -qx "hook = $node/opt/arenafix/bin/arenafix-oci-hook" "$node/etc-arenafix/runtime.conf" \
             && echo "$said" | grep -q 'restart containerd on this node' \
             && pass "the DaemonSet's init container on a containerd node: arenafix-runtime installed, its runtime.conf, the drop-in keeping the node's CRI settings with the handler arenafix ($got), imported; says to restart containerd" \
-            || fail "the init container on a containerd node: drop-in '$got'; $(cat "$node/containerd/config.toml" "$node/etc-arenafix/runtime.conf" 2>&1); said: $said"
+            || fail "the init container on a containerd node: drop-in '$got'; $(cat "$node/etc/containerd/config.toml" "$node/etc-arenafix/runtime.conf" 2>&1); said: $said"
     else
         skip "no containerd on this machine: the DaemonSet's containerd entry is not tried"
     fi
@@ -372,9 +379,8 @@ PY
     # would make the runtime run a command the node cannot run).
     if [ -e /usr/lib/x86_64-linux-musl/libc.so ]; then
         bad=$work/node-musl
-        # The mount point of the node's /etc/containerd (kubelet makes the
-        # directory on the node, DirectoryOrCreate, before the container).
-        mkdir -p "$bad/root/lib" "$bad/root/etc/containerd" "$bad/hooks.d" && cp /usr/lib/x86_64-linux-musl/libc.so "$bad/root/lib/ld-musl-x86_64.so.1"
+        # The mount point of the node's /etc.
+        mkdir -p "$bad/root/lib" "$bad/root/etc" "$bad/hooks.d" && cp /usr/lib/x86_64-linux-musl/libc.so "$bad/root/lib/ld-musl-x86_64.so.1"
         cp "$entry" "$bad/hooks.d/arenafix.json"
         ds_pod "$bad" "$bad/root" ds-musl
         if pm kube play "$work/ds-musl.json" >"$work/play-musl.log" 2>&1; then
@@ -382,8 +388,8 @@ PY
                 [ "$(pm inspect -f '{{.State.Status}}' "$tag-ds-musl-scan" 2>/dev/null)" = running ] && break; sleep 0.2
             done
             [ "$(pm inspect -f '{{.State.Status}}' "$tag-ds-musl-scan" 2>/dev/null)" = running ] \
-                && ! [ -e "$bad/hooks.d/arenafix.json" ] && [ -z "$(ls -A "$bad/opt/arenafix")" ] \
-                && pass "a node whose libc cannot load arenafix (musl): the init container installs nothing and removes the entry left there" \
+                && ! [ -e "$bad/hooks.d/arenafix.json" ] && [ -z "$(ls -A "$bad/opt/arenafix")" ] && [ -z "$(ls -A "$bad/etc")" ] \
+                && pass "a node whose libc cannot load arenafix (musl): the init container installs nothing and removes the entry left there; a node without containerd gets no /etc/containerd" \
                 || fail "on a musl node the init container left: $(ls -lR "$bad/hooks.d" "$bad/opt" 2>&1)"
         else
             fail "podman kube play of the DaemonSet's pod on a musl node: $(cat "$work/play-musl.log")"
@@ -441,10 +447,10 @@ PY
         for _ in $(seq 1 300); do
             [ "$(pm inspect -f '{{.State.Status}}' "$tag-ds-remove-scan" 2>/dev/null)" = running ] && break; sleep 0.2
         done
-        left=$(cd "$node" && find opt etc-arenafix hooks.d containerd -type f | sort | tr '\n' ' ')
-        cmp -s "$node/containerd/config.toml" "$work/containerd-config.orig" && [ "$left" = "containerd/config.toml " ] \
+        left=$(cd "$node" && find opt etc-arenafix hooks.d etc -type f | sort | tr '\n' ' ')
+        cmp -s "$node/etc/containerd/config.toml" "$work/containerd-config.orig" && [ "$left" = "etc/containerd/config.toml " ] \
             && pass "ARENAFIX_ACTION=remove: the hook entry, runtime.conf, /opt/arenafix's files and logs and the drop-in removed, config.toml's bytes as before ($(pm logs "$tag-ds-remove-install" 2>&1 | tail -n 1))" \
-            || fail "ARENAFIX_ACTION=remove left: $left; $(diff "$work/containerd-config.orig" "$node/containerd/config.toml"); $(pm logs "$tag-ds-remove-install" 2>&1)"
+            || fail "ARENAFIX_ACTION=remove left: $left; $(diff "$work/containerd-config.orig" "$node/etc/containerd/config.toml"); $(pm logs "$tag-ds-remove-install" 2>&1)"
     else
         fail "podman kube play of the DaemonSet's pod with ARENAFIX_ACTION=remove: $(cat "$work/play-remove.log")"
     fi
