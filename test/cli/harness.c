@@ -268,6 +268,18 @@ long live_start_contained(struct live *l, const char *g, char *dir, size_t size)
     return child_in_other_mounts(l->pid);
 }
 
+long live_start_chrooting(struct live *l, const char *g, const char *preload, char *dir, size_t size)
+{
+    char cmd[4 * PATH_MAX], jail[PATH_MAX + 8];
+    snprintf(dir, size, "%s/chroot-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(dir) != NULL && chmod(dir, 0755) == 0);
+    snprintf(cmd, sizeof cmd, "mount --make-rprivate / && mount -t tmpfs afxjail \"$1\" && shift && exec \"$@\"");
+    snprintf(jail, sizeof jail, "chroot=%s", dir);
+    live_start(l, preload, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd, "sh", dir, affected_loader(g),
+                                "--library-path", g, test_prog("arenawait"), "30", "pinned", jail));
+    return child_in_other_mounts(l->pid);
+}
+
 void live_remove_tree(const char *dir)
 {
     struct run r;

@@ -91,6 +91,15 @@ long child_in_other_mounts(long pid);
 long live_start_contained(struct live *l, const char *g, char *dir, size_t size);
 void live_remove_tree(const char *dir);
 
+/* arenawait's 30 pinned threads on the affected glibc g, as a service's
+ * daemon that chroots itself (HAProxy's chroot): in a mount namespace of
+ * its own (PrivateTmp=), started in the host's root with LD_PRELOAD=
+ * preload (NULL: none), then chrooted into a tmpfs mounted there over a
+ * new directory of the build's, named in dir.  Its PID (the child of
+ * l->pid), or -1 if none started.  Stopped with live_stop; dir removed
+ * with rmdir after. */
+long live_start_chrooting(struct live *l, const char *g, const char *preload, char *dir, size_t size);
+
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* Fail with the command's stderr shown. */

@@ -1359,6 +1359,64 @@ START_TEST(podman_own_storage_not_fixed_by_its_unit)
 }
 END_TEST
 
+/* A service's daemon that chroots itself (HAProxy's chroot, named -t)
+ * in the mount namespace its unit's PrivateTmp= gives it: a root and a
+ * mount namespace other than the host's, but started in the host's root,
+ * where what its unit preloads was loaded.  Never "in a root of its own":
+ * hit, told to enable its unit; with the library preloaded, fine and no
+ * container either. */
+START_TEST(self_chrooting_daemon_fixed_by_its_unit)
+{
+    const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(__func__, false)
+                                                                            : cgroup_root(__func__, true);
+    const char *g = affected_glibc(__func__);
+    if (root == NULL || g == NULL || skip_emulated(__func__, EMULATED_PROC))
+        return;
+    char unit[80], rel[200], dir[PATH_MAX], fixed_dir[PATH_MAX], pid[24], fixed_pid[24];
+    snprintf(unit, sizeof unit, "afxtest-%d-chroot.service", (int)getpid());
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/%s", (int)getpid(), unit);
+    struct live daemon, fixed;
+    long inside = live_start_chrooting(&daemon, g, NULL, dir, sizeof dir);
+    long fixed_inside = live_start_chrooting(&fixed, g, testlib(), fixed_dir, sizeof fixed_dir);
+    cgroup_make(root, rel);
+    int moved = cgroup_move(root, rel, (pid_t)inside), moved_too = cgroup_move(root, rel, (pid_t)fixed_inside);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    snprintf(fixed_pid, sizeof fixed_pid, "%ld", fixed_inside);
+    struct run one, json, fine;
+    run(&one, NULL, ARGV(cli(), "inspect", pid));
+    run(&json, NULL, ARGV(cli(), "inspect", "--json", pid));
+    run(&fine, NULL, ARGV(cli(), "inspect", fixed_pid));
+    cgroup_remove(root, rel, (struct live[]){ { .pid = (pid_t)inside }, { .pid = (pid_t)fixed_inside } }, 2);
+    int arenas = daemon.arenas, fixed_arenas = fixed.arenas;
+    live_stop(&daemon);
+    live_stop(&fixed);
+    rmdir(dir);
+    rmdir(fixed_dir);
+    ck_assert_msg(inside > 0 && fixed_inside > 0, "no process in a mount namespace of its own");
+    ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s/%s: %s", root, rel, strerror(moved | moved_too));
+    ck_assert_int_eq(arenas, 9);
+    ck_assert_int_eq(fixed_arenas, 16);
+
+    char want[600];
+    ck_assert_status(&one, 3);
+    ck_assert_msg(strstr(one.out, "root of its own") == NULL && strstr(one.out, "root of their own") == NULL,
+                  "%s", one.out);
+    snprintf(want, sizeof want, "\n  systemd unit:       %s\n", unit);
+    ck_assert_msg(strstr(one.out, want) != NULL, "%s", one.out);
+    snprintf(want, sizeof want, "\nfix the services (as root):\n    arenafix enable %s\n    systemctl daemon-reload\n"
+                                "    systemctl restart %s\n", unit, unit);
+    ck_assert_msg(strstr(one.out, want) != NULL, "%s", one.out);
+    ck_assert_msg(strstr(json.out, "\"own_root\":false") != NULL && strstr(json.out, "\"verdict\":\"hit\"") != NULL,
+                  "%s", json.out);
+    ck_assert_status(&fine, 0);
+    ck_assert_msg(strstr(fine.out, "fine: libarenafix is loaded") != NULL && strstr(fine.out, "root of its own") == NULL,
+                  "%s", fine.out);
+    run_free(&one);
+    run_free(&json);
+    run_free(&fine);
+}
+END_TEST
+
 /* inspect PID, in a mount namespace of its own where dir is mounted
  * over the host's directory over. */
 static void inspect_with(struct run *r, const char *dir, const char *over, long pid)
@@ -1605,6 +1663,7 @@ Suite *scan_suite(void)
     tcase_add_test(tc, unit_in_cgroup_v1_and_user_unit);
     tcase_add_test(tc, nspawn_payload_not_fixed_by_its_unit);
     tcase_add_test(tc, podman_own_storage_not_fixed_by_its_unit);
+    tcase_add_test(tc, self_chrooting_daemon_fixed_by_its_unit);
     tcase_add_test(tc, docker_container_fixed_by_its_runtime);
     tcase_add_test(tc, podman_container_fixed_by_the_hook);
     tcase_add_test(tc, hostile_names_escaped);
