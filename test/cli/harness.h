@@ -89,6 +89,9 @@ long child_in_other_mounts(long pid);
  * l->pid), or -1 if none started.  Stopped with live_stop; the tree
  * removed with live_remove_tree(dir) after. */
 long live_start_contained(struct live *l, const char *g, char *dir, size_t size);
+/* The same with chroot alone (no pivot_root): its root a directory
+ * the host's names reach, its executable the host's file of its name. */
+long live_start_chroot_contained(struct live *l, const char *g, char *dir, size_t size);
 void live_remove_tree(const char *dir);
 
 /* arenawait's 30 pinned threads on the affected glibc g, as a service's

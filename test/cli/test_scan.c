@@ -1245,9 +1245,10 @@ END_TEST
 /* A container's process in its own root below a system service (rel, a
  * cgroup made for it), and a process of the service's own beside it,
  * both hit: inspect PID of the container's and inspect --all.  Into
- * one, all and json. */
-static bool contained_below(const char *test, const char *rel, long *inside, pid_t *own,
-                            struct run *one, struct run *all, struct run *json)
+ * one, all and json.  pivot: the container's root is pivot_root's, as
+ * engines make it; else chroot's alone. */
+static bool contained_below_as(const char *test, const char *rel, long *inside, pid_t *own, struct run *one,
+                               struct run *all, struct run *json, bool pivot)
 {
     const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(test, false)
                                                                             : cgroup_root(test, true);
@@ -1255,7 +1256,8 @@ static bool contained_below(const char *test, const char *rel, long *inside, pid
     if (root == NULL || !start_hit(&host, test, NULL))
         return false;
     char dir[PATH_MAX], pid[24];
-    *inside = live_start_contained(&box, affected_glibc(test), dir, sizeof dir);
+    *inside = pivot ? live_start_contained(&box, affected_glibc(test), dir, sizeof dir)
+                    : live_start_chroot_contained(&box, affected_glibc(test), dir, sizeof dir);
     cgroup_make(root, rel);
     int moved = cgroup_move(root, rel, (pid_t)*inside), moved_too = cgroup_move(root, rel, host.pid);
     snprintf(pid, sizeof pid, "%ld", *inside);
@@ -1274,6 +1276,13 @@ static bool contained_below(const char *test, const char *rel, long *inside, pid
     /* The bug's count, from inside its own root. */
     ck_assert_int_eq(arenas, 9);
     return true;
+}
+
+/* An engine's container (pivot_root). */
+static bool contained_below(const char *test, const char *rel, long *inside, pid_t *own, struct run *one,
+                            struct run *all, struct run *json)
+{
+    return contained_below_as(test, rel, inside, own, one, all, json, true);
 }
 
 /* What inspect says of the container's process under unit: hit, in a
@@ -1328,6 +1337,27 @@ START_TEST(nspawn_payload_not_fixed_by_its_unit)
     char want[200];
     snprintf(want, sizeof want, "(systemd-nspawn's container afxtest-%d: fix it inside", (int)getpid());
     ck_assert_msg(strstr(one.out, want) != NULL, "%s", one.out);
+    run_free(&one);
+    run_free(&all);
+    run_free(&json);
+}
+END_TEST
+
+/* A container an engine starts with chroot alone (no pivot_root) under
+ * a service: its root is a directory the host's names reach, and its
+ * program the host's file of the name the kernel gives it.  Still in a
+ * root of its own, started there: never fixed by enabling the unit. */
+START_TEST(chroot_container_not_fixed_by_its_unit)
+{
+    char unit[80], rel[200];
+    snprintf(unit, sizeof unit, "afxtest-%d-chroot.service", (int)getpid());
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/%s/payload", (int)getpid(), unit);
+    long inside;
+    pid_t own;
+    struct run one, all, json;
+    if (!contained_below_as(__func__, rel, &inside, &own, &one, &all, &json, false))
+        return;
+    not_fixed_by_its_unit(unit, inside, own, &one, &all, &json);
     run_free(&one);
     run_free(&all);
     run_free(&json);
@@ -1664,6 +1694,7 @@ Suite *scan_suite(void)
     tcase_add_test(tc, nspawn_payload_not_fixed_by_its_unit);
     tcase_add_test(tc, podman_own_storage_not_fixed_by_its_unit);
     tcase_add_test(tc, self_chrooting_daemon_fixed_by_its_unit);
+    tcase_add_test(tc, chroot_container_not_fixed_by_its_unit);
     tcase_add_test(tc, docker_container_fixed_by_its_runtime);
     tcase_add_test(tc, podman_container_fixed_by_the_hook);
     tcase_add_test(tc, hostile_names_escaped);
