@@ -2,9 +2,11 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proc/ownroot.h"
 #include "proc/proccgroup.h"
@@ -13,17 +15,33 @@
 /* A cgroup file is a few lines; a longer one is no kernel's. */
 #define CGROUP_MAX (64 << 10)
 
-/* Process pid runs in unit, a system service. */
-static bool in_unit(long pid, const char *unit)
+/* The process whose /proc directory is dir runs in unit, a system
+ * service. */
+static bool in_unit(int dir, const char *unit)
 {
-    char path[64];
     size_t len = 0;
     struct afx_unit u;
-    afx_proc_path(path, sizeof path, pid, "/cgroup");
-    char *text = afx_slurp_max(path, CGROUP_MAX, NULL, &len);
+    int fd = openat(dir, "cgroup", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    char *text = fd >= 0 ? afx_read_fd_max(fd, CGROUP_MAX, &len) : NULL;
     bool in = text != NULL && afx_cgroup_unit(text, len, &u) && !u.user && strcmp(u.name, unit) == 0;
     free(text);
+    if (fd >= 0)
+        close(fd);
     return in;
+}
+
+/* Process pid, its /proc directory opened once (a PID used again in
+ * between is never read as the same process), runs in unit and in a
+ * root of its own. */
+static bool own_root_in(long pid, const char *unit)
+{
+    char path[64];
+    int dir = open(afx_proc_path(path, sizeof path, pid, ""), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return false;
+    bool own = in_unit(dir, unit) && afx_own_root_at(dir);
+    close(dir);
+    return own;
 }
 
 size_t afx_unit_own_roots(const char *unit, long *pids, size_t max)
@@ -35,7 +53,7 @@ size_t afx_unit_own_roots(const char *unit, long *pids, size_t max)
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
         long pid = strtol(e->d_name, &end, 10);
-        if (*end != '\0' || pid < 1 || !in_unit(pid, unit) || !afx_own_root(pid))
+        if (*end != '\0' || pid < 1 || !own_root_in(pid, unit))
             continue;
         if (found < max)
             pids[found] = pid;

@@ -1,6 +1,6 @@
 /* A process with a known number of arenas, for "arenafix inspect":
  *
- *   arenawait THREADS [pinned|grow] [leaderexit]
+ *   arenawait THREADS [pinned|grow] [leaderexit|chroot=DIR]
  *
  * Starts THREADS threads (pinned: each first pins itself to one CPU),
  * each mallocs once, then all stay alive.  grow: the first thread's
@@ -9,7 +9,9 @@
  * malloc_info counts them and waits until stdin is closed.  leaderexit:
  * then the main thread leaves with pthread_exit, as some programs end
  * main, and another thread waits for stdin: the process runs on with an
- * empty /proc/PID/maps. */
+ * empty /proc/PID/maps.  chroot=DIR: first it chroots itself into DIR,
+ * as a daemon does (HAProxy's chroot, named -t), loaded as it was
+ * started. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -67,6 +69,10 @@ static void *wait_stdin(void *arg)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 4;
+    if (argc > 3 && strncmp(argv[3], "chroot=", 7) == 0 && (chroot(argv[3] + 7) != 0 || chdir("/") != 0)) {
+        perror("arenawait: chroot");
+        return 2;
+    }
     pin = argc > 2 && strcmp(argv[2], "pinned") == 0;
     grow = argc > 2 && strcmp(argv[2], "grow") == 0;
     CPU_ZERO(&one_cpu);

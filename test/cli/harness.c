@@ -248,7 +248,9 @@ long child_in_other_mounts(long pid)
     return found;
 }
 
-long live_start_contained(struct live *l, const char *g, char *dir, size_t size)
+/* The container's tree in a new directory, then arenawait there as its
+ * root: pivot_root, or chroot alone. */
+static long start_in_tree(struct live *l, const char *g, char *dir, size_t size, bool pivot)
 {
     char cmd[6 * PATH_MAX];
     snprintf(dir, size, "%s/ownroot-XXXXXX", test_prog(""));
@@ -261,10 +263,35 @@ long live_start_contained(struct live *l, const char *g, char *dir, size_t size)
     run(&r, NULL, ARGV("sh", "-c", cmd));
     ck_assert_status(&r, 0);
     run_free(&r);
-    snprintf(cmd, sizeof cmd,
-             "mount --make-rprivate / && mount --bind %s %s && cd %s && pivot_root . old && "
-             "exec /arenawait 30 pinned", dir, dir, dir);
+    if (pivot)
+        snprintf(cmd, sizeof cmd,
+                 "mount --make-rprivate / && mount --bind %s %s && cd %s && pivot_root . old && "
+                 "exec /arenawait 30 pinned", dir, dir, dir);
+    else
+        snprintf(cmd, sizeof cmd, "mount --make-rprivate / && exec chroot %s /arenawait 30 pinned", dir);
     live_start(l, NULL, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd));
+    return child_in_other_mounts(l->pid);
+}
+
+long live_start_contained(struct live *l, const char *g, char *dir, size_t size)
+{
+    return start_in_tree(l, g, dir, size, true);
+}
+
+long live_start_chroot_contained(struct live *l, const char *g, char *dir, size_t size)
+{
+    return start_in_tree(l, g, dir, size, false);
+}
+
+long live_start_chrooting(struct live *l, const char *g, const char *preload, char *dir, size_t size)
+{
+    char cmd[4 * PATH_MAX], jail[PATH_MAX + 8];
+    snprintf(dir, size, "%s/chroot-XXXXXX", test_prog(""));
+    ck_assert(mkdtemp(dir) != NULL && chmod(dir, 0755) == 0);
+    snprintf(cmd, sizeof cmd, "mount --make-rprivate / && mount -t tmpfs afxjail \"$1\" && shift && exec \"$@\"");
+    snprintf(jail, sizeof jail, "chroot=%s", dir);
+    live_start(l, preload, ARGV("unshare", "--mount", "--fork", "sh", "-c", cmd, "sh", dir, affected_loader(g),
+                                "--library-path", g, test_prog("arenawait"), "30", "pinned", jail));
     return child_in_other_mounts(l->pid);
 }
 

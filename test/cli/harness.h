@@ -89,7 +89,19 @@ long child_in_other_mounts(long pid);
  * l->pid), or -1 if none started.  Stopped with live_stop; the tree
  * removed with live_remove_tree(dir) after. */
 long live_start_contained(struct live *l, const char *g, char *dir, size_t size);
+/* The same with chroot alone (no pivot_root): its root a directory
+ * the host's names reach, its executable the host's file of its name. */
+long live_start_chroot_contained(struct live *l, const char *g, char *dir, size_t size);
 void live_remove_tree(const char *dir);
+
+/* arenawait's 30 pinned threads on the affected glibc g, as a service's
+ * daemon that chroots itself (HAProxy's chroot): in a mount namespace of
+ * its own (PrivateTmp=), started in the host's root with LD_PRELOAD=
+ * preload (NULL: none), then chrooted into a tmpfs mounted there over a
+ * new directory of the build's, named in dir.  Its PID (the child of
+ * l->pid), or -1 if none started.  Stopped with live_stop; dir removed
+ * with rmdir after. */
+long live_start_chrooting(struct live *l, const char *g, const char *preload, char *dir, size_t size);
 
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 

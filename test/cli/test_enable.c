@@ -841,6 +841,45 @@ START_TEST(unit_running_a_container_refused)
 }
 END_TEST
 
+/* A unit whose daemon chroots itself in its private mount namespace
+ * (PrivateTmp= and HAProxy's chroot): another root, but one it entered
+ * after its unit started it, with what the unit preloads loaded.  Enabled
+ * without --force, no word of a root of its own. */
+START_TEST(unit_running_a_chrooting_daemon_enabled)
+{
+    const char *hier = cgroup_hierarchy();
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0 || hier == NULL) {
+        printf("SKIP %s: needs root, unshare -m and a writable cgroup hierarchy\n", __func__);
+        return;
+    }
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    char slice[PATH_MAX], unit[PATH_MAX + 32], dir[PATH_MAX];
+    FMT(slice, "%s/afxtest-%d.slice", hier, (int)getpid());
+    FMT(unit, "%s/afxlive.service", slice);
+    ck_assert(mkdir(slice, 0755) == 0 && mkdir(unit, 0755) == 0);
+    struct live daemon;
+    long inside = live_start_chrooting(&daemon, g, NULL, dir, sizeof dir);
+    bool placed = inside > 0 && cgroup_put(unit, inside);
+    struct run r;
+    run_live(&r, "printf 'LoadState=loaded\\nNeedDaemonReload=no\\nEnvironment=A=1 LD_PRELOAD=/opt/a.so\\n'", NULL);
+    if (inside > 0)
+        cgroup_put(hier, inside);
+    int arenas = daemon.arenas;
+    live_stop(&daemon);
+    rmdir(dir);
+    rmdir(unit);
+    rmdir(slice);
+    ck_assert_msg(placed, "cannot place process %ld in %s", inside, unit);
+    ck_assert_int_eq(arenas, 9);
+    ck_assert_status(&r, 0);
+    ck_assert_msg(strstr(r.err, "root of its own") == NULL && strstr(r.out, "LD_PRELOAD=/opt/a.so:") != NULL,
+                  "stdout: %s\nstderr: %s", r.out, r.err);
+    run_free(&r);
+}
+END_TEST
+
 /* ---- never through a symlink ------------------------------------------- */
 
 /* Whoever can write the tree may plant links; enable and disable work
@@ -1149,6 +1188,7 @@ Suite *enable_suite(void)
     tcase_add_test(tc, systemd_agrees);
     tcase_add_test(tc, live_system_asks_systemd);
     tcase_add_test(tc, unit_running_a_container_refused);
+    tcase_add_test(tc, unit_running_a_chrooting_daemon_enabled);
     tcase_add_test(tc, symlinks_not_followed);
     tcase_add_test(tc, fallback_without_openat2);
     tcase_add_test(tc, unknown_unit_refused);

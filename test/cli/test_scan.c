@@ -1245,9 +1245,10 @@ END_TEST
 /* A container's process in its own root below a system service (rel, a
  * cgroup made for it), and a process of the service's own beside it,
  * both hit: inspect PID of the container's and inspect --all.  Into
- * one, all and json. */
-static bool contained_below(const char *test, const char *rel, long *inside, pid_t *own,
-                            struct run *one, struct run *all, struct run *json)
+ * one, all and json.  pivot: the container's root is pivot_root's, as
+ * engines make it; else chroot's alone. */
+static bool contained_below_as(const char *test, const char *rel, long *inside, pid_t *own, struct run *one,
+                               struct run *all, struct run *json, bool pivot)
 {
     const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(test, false)
                                                                             : cgroup_root(test, true);
@@ -1255,7 +1256,8 @@ static bool contained_below(const char *test, const char *rel, long *inside, pid
     if (root == NULL || !start_hit(&host, test, NULL))
         return false;
     char dir[PATH_MAX], pid[24];
-    *inside = live_start_contained(&box, affected_glibc(test), dir, sizeof dir);
+    *inside = pivot ? live_start_contained(&box, affected_glibc(test), dir, sizeof dir)
+                    : live_start_chroot_contained(&box, affected_glibc(test), dir, sizeof dir);
     cgroup_make(root, rel);
     int moved = cgroup_move(root, rel, (pid_t)*inside), moved_too = cgroup_move(root, rel, host.pid);
     snprintf(pid, sizeof pid, "%ld", *inside);
@@ -1274,6 +1276,13 @@ static bool contained_below(const char *test, const char *rel, long *inside, pid
     /* The bug's count, from inside its own root. */
     ck_assert_int_eq(arenas, 9);
     return true;
+}
+
+/* An engine's container (pivot_root). */
+static bool contained_below(const char *test, const char *rel, long *inside, pid_t *own, struct run *one,
+                            struct run *all, struct run *json)
+{
+    return contained_below_as(test, rel, inside, own, one, all, json, true);
 }
 
 /* What inspect says of the container's process under unit: hit, in a
@@ -1334,6 +1343,27 @@ START_TEST(nspawn_payload_not_fixed_by_its_unit)
 }
 END_TEST
 
+/* A container an engine starts with chroot alone (no pivot_root) under
+ * a service: its root is a directory the host's names reach, and its
+ * program the host's file of the name the kernel gives it.  Still in a
+ * root of its own, started there: never fixed by enabling the unit. */
+START_TEST(chroot_container_not_fixed_by_its_unit)
+{
+    char unit[80], rel[200];
+    snprintf(unit, sizeof unit, "afxtest-%d-chroot.service", (int)getpid());
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/%s/payload", (int)getpid(), unit);
+    long inside;
+    pid_t own;
+    struct run one, all, json;
+    if (!contained_below_as(__func__, rel, &inside, &own, &one, &all, &json, false))
+        return;
+    not_fixed_by_its_unit(unit, inside, own, &one, &all, &json);
+    run_free(&one);
+    run_free(&all);
+    run_free(&json);
+}
+END_TEST
+
 /* A podman with a --root of its own, its container in the service's
  * cgroup (--cgroups=split): libpod-payload-ID, which podman's default
  * storage does not confirm.  Given podman's options, the ID its cgroup
@@ -1356,6 +1386,64 @@ START_TEST(podman_own_storage_not_fixed_by_its_unit)
     run_free(&one);
     run_free(&all);
     run_free(&json);
+}
+END_TEST
+
+/* A service's daemon that chroots itself (HAProxy's chroot, named -t)
+ * in the mount namespace its unit's PrivateTmp= gives it: a root and a
+ * mount namespace other than the host's, but started in the host's root,
+ * where what its unit preloads was loaded.  Never "in a root of its own":
+ * hit, told to enable its unit; with the library preloaded, fine and no
+ * container either. */
+START_TEST(self_chrooting_daemon_fixed_by_its_unit)
+{
+    const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(__func__, false)
+                                                                            : cgroup_root(__func__, true);
+    const char *g = affected_glibc(__func__);
+    if (root == NULL || g == NULL || skip_emulated(__func__, EMULATED_PROC))
+        return;
+    char unit[80], rel[200], dir[PATH_MAX], fixed_dir[PATH_MAX], pid[24], fixed_pid[24];
+    snprintf(unit, sizeof unit, "afxtest-%d-chroot.service", (int)getpid());
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/%s", (int)getpid(), unit);
+    struct live daemon, fixed;
+    long inside = live_start_chrooting(&daemon, g, NULL, dir, sizeof dir);
+    long fixed_inside = live_start_chrooting(&fixed, g, testlib(), fixed_dir, sizeof fixed_dir);
+    cgroup_make(root, rel);
+    int moved = cgroup_move(root, rel, (pid_t)inside), moved_too = cgroup_move(root, rel, (pid_t)fixed_inside);
+    snprintf(pid, sizeof pid, "%ld", inside);
+    snprintf(fixed_pid, sizeof fixed_pid, "%ld", fixed_inside);
+    struct run one, json, fine;
+    run(&one, NULL, ARGV(cli(), "inspect", pid));
+    run(&json, NULL, ARGV(cli(), "inspect", "--json", pid));
+    run(&fine, NULL, ARGV(cli(), "inspect", fixed_pid));
+    cgroup_remove(root, rel, (struct live[]){ { .pid = (pid_t)inside }, { .pid = (pid_t)fixed_inside } }, 2);
+    int arenas = daemon.arenas, fixed_arenas = fixed.arenas;
+    live_stop(&daemon);
+    live_stop(&fixed);
+    rmdir(dir);
+    rmdir(fixed_dir);
+    ck_assert_msg(inside > 0 && fixed_inside > 0, "no process in a mount namespace of its own");
+    ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s/%s: %s", root, rel, strerror(moved | moved_too));
+    ck_assert_int_eq(arenas, 9);
+    ck_assert_int_eq(fixed_arenas, 16);
+
+    char want[600];
+    ck_assert_status(&one, 3);
+    ck_assert_msg(strstr(one.out, "root of its own") == NULL && strstr(one.out, "root of their own") == NULL,
+                  "%s", one.out);
+    snprintf(want, sizeof want, "\n  systemd unit:       %s\n", unit);
+    ck_assert_msg(strstr(one.out, want) != NULL, "%s", one.out);
+    snprintf(want, sizeof want, "\nfix the services (as root):\n    arenafix enable %s\n    systemctl daemon-reload\n"
+                                "    systemctl restart %s\n", unit, unit);
+    ck_assert_msg(strstr(one.out, want) != NULL, "%s", one.out);
+    ck_assert_msg(strstr(json.out, "\"own_root\":false") != NULL && strstr(json.out, "\"verdict\":\"hit\"") != NULL,
+                  "%s", json.out);
+    ck_assert_status(&fine, 0);
+    ck_assert_msg(strstr(fine.out, "fine: libarenafix is loaded") != NULL && strstr(fine.out, "root of its own") == NULL,
+                  "%s", fine.out);
+    run_free(&one);
+    run_free(&json);
+    run_free(&fine);
 }
 END_TEST
 
@@ -1605,6 +1693,8 @@ Suite *scan_suite(void)
     tcase_add_test(tc, unit_in_cgroup_v1_and_user_unit);
     tcase_add_test(tc, nspawn_payload_not_fixed_by_its_unit);
     tcase_add_test(tc, podman_own_storage_not_fixed_by_its_unit);
+    tcase_add_test(tc, self_chrooting_daemon_fixed_by_its_unit);
+    tcase_add_test(tc, chroot_container_not_fixed_by_its_unit);
     tcase_add_test(tc, docker_container_fixed_by_its_runtime);
     tcase_add_test(tc, podman_container_fixed_by_the_hook);
     tcase_add_test(tc, hostile_names_escaped);

@@ -338,6 +338,61 @@ START_TEST(container_under_a_unit_not_reached)
 }
 END_TEST
 
+/* A unit whose daemon chroots itself in its private mount namespace
+ * (PrivateTmp= and HAProxy's chroot): its drop-in reaches it, loaded
+ * before the chroot.  Never named as not reached. */
+START_TEST(chrooting_daemon_under_a_unit_reached)
+{
+    static const char *const dirs[] = { "/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+    const char *hier = NULL;
+    char path[PATH_MAX];
+    for (size_t i = 0; i < 3 && hier == NULL; i++) {
+        FMT(path, "%s/cgroup.procs", dirs[i]);
+        if (access(path, W_OK) == 0)
+            hier = dirs[i];
+    }
+    if (geteuid() != 0 || system("unshare -m true 2>/dev/null") != 0 || access("/run/systemd", F_OK) != 0
+        || hier == NULL) {
+        printf("SKIP %s: needs root, unshare -m, /run/systemd and a writable cgroup hierarchy\n", __func__);
+        return;
+    }
+    const char *g = affected_glibc(__func__);
+    if (g == NULL)
+        return;
+    enable_in_root("web", false);
+    char slice[PATH_MAX], unit[PATH_MAX + 32], dir[PATH_MAX], cmd[3 * PATH_MAX];
+    FMT(slice, "%s/afxtest-%d.slice", hier, (int)getpid());
+    FMT(unit, "%s/web.service", slice);
+    FMT(cmd, "mkdir -p '%s'", unit);
+    ck_assert(system(cmd) == 0);
+    struct live daemon;
+    long inside = live_start_chrooting(&daemon, g, NULL, dir, sizeof dir);
+    FMT(cmd, "echo %ld > '%s/cgroup.procs'", inside, unit);
+    bool placed = inside > 0 && system(cmd) == 0;
+    static const char says[] = "LoadState=loaded\\nNeedDaemonReload=no\\nDropInPaths=/etc/systemd/system/web.service.d/"
+                               "arenafix.conf\\nActiveState=active\\nExecMainStartTimestampMonotonic=999999999999999\\n";
+    struct run r, json;
+    run_live_as(&r, says, false);
+    run_live_as(&json, says, true);
+    FMT(cmd, "echo %ld > '%s/cgroup.procs'", inside, hier);
+    if (inside > 0 && system(cmd) != 0)
+        printf("cannot move %ld out of %s\n", inside, unit);
+    int arenas = daemon.arenas;
+    live_stop(&daemon);
+    rmdir(dir);
+    rmdir(unit);
+    rmdir(slice);
+    ck_assert_msg(placed, "cannot place process %ld in %s", inside, unit);
+    ck_assert_int_eq(arenas, 9);
+    ck_assert_status(&r, 0);
+    want_line(&r, "(systemd: loaded, in effect)\n");
+    ck_assert_msg(strstr(r.out, "not reached") == NULL && strstr(r.out, "root of its own") == NULL, "%s", r.out);
+    ck_assert_msg(strstr(json.out, "\"not_reached_count\":0") != NULL, "%s", json.out);
+    run_free(&r);
+    run_free(&json);
+}
+END_TEST
+
 /* A unit systemd escaped: the path status shows, as text and in JSON,
  * is the drop-in's; the commands it says to run next name the unit as
  * one shell word. */
@@ -403,6 +458,7 @@ Suite *status_suite(void)
     tcase_add_test(tc, help);
     tcase_add_test(tc, live_asks_systemd);
     tcase_add_test(tc, container_under_a_unit_not_reached);
+    tcase_add_test(tc, chrooting_daemon_under_a_unit_reached);
     tcase_add_test(tc, escaped_unit_named_as_on_disk);
     suite_add_tcase(s, tc);
     return s;
