@@ -23,7 +23,7 @@ ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
 
 HARD_CFLAGS := $(AFX_CFLAGS) -Icommon -O1 -g -pthread -fno-omit-frame-pointer
 # The shim's own flags (shim.mk), for the sanitizer builds of it.
-HARD_SHIM_CFLAGS := $(AFX_CFLAGS) -Ishim -Icommon -O1 -g -fPIC -fvisibility=hidden -fexceptions \
+HARD_SHIM_CFLAGS := $(AFX_CFLAGS) -Ishim -Icommon -include shim/errnobind.h -include shim/symvers.h -O1 -g -fPIC -fvisibility=hidden -fexceptions \
                     -fno-omit-frame-pointer
 SAN_ASAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SAN_UBSAN := -fsanitize=undefined -fno-sanitize-recover=all
