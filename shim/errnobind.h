@@ -6,6 +6,13 @@
 #ifndef AFX_ERRNOBIND_H
 #define AFX_ERRNOBIND_H
 
+/* Before any header reads it: a distribution's build flags
+ * (-D_FORTIFY_SOURCE=2, dpkg-buildflags' and Fedora's) turn snprintf into
+ * glibc's __snprintf_chk, which musl lacks, and the library must load on
+ * musl and stand down there (libc.c).  Its every write is bounded by
+ * hand; check-exports fails on a _chk reference. */
+#undef _FORTIFY_SOURCE
+
 #include <errno.h>
 
 /* GCC's attribute; clang has none (its build binds it lazily, as any

@@ -213,6 +213,10 @@ check-exports: $(SHIM_LIB)
 	if [ "$$needed" != "libc.so.6 " ] && [ -z "$(SHIM_LIBS)" ]; then \
 	    echo "needed: FAIL: the library needs $$needed(only libc.so.6 expected)"; exit 1; fi; \
 	echo "needed: ok ($$needed)"
+	@# No fortified call (__snprintf_chk ...): musl has none (shim/errnobind.h).
+	@chk=$$(objdump -T $(SHIM_LIB) | awk '$$4 == "*UND*" && $$NF ~ /_chk$$/ { print $$NF }' | tr '\n' ' '); \
+	if [ -n "$$chk" ]; then echo "fortify: FAIL: the library calls $$chk(musl has none: it would not load there)"; exit 1; fi; \
+	echo "fortify: ok (no _chk function needed)"
 	@# Loaded wherever it lands (docs/libarenafix.7, LIBCS): on glibc 2.17 too.
 	@versions=$$(objdump -p $(SHIM_LIB) | awk '/^Version References/ { r = 1 } r && $$NF ~ /^GLIBC_[0-9]/ { print $$NF }' | sort -u); \
 	newer=$$(echo "$$versions" | awk -F'[_.]' '$$2 > 2 || ($$2 == 2 && $$3 > 17)' | tr '\n' ' '); \
