@@ -1463,6 +1463,8 @@ static void inspect_with(struct run *r, const char *dir, const char *over, long 
 static bool inspect_container(const char *test, const char *rel, const char *dir, const char *over, struct run *with,
                               struct run *without)
 {
+    if (skip_emulated(test, EMULATED_PROC))
+        return false;
     const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(test, false)
                                                                             : cgroup_root(test, true);
     if (root == NULL)
