@@ -72,6 +72,9 @@ CHECK_JOBS ?= 3
 SUITE ?=
 TEST ?=
 CK_SELECT = $(if $(SUITE),CK_RUN_SUITE='$(SUITE)') $(if $(TEST),AFX_RUN_TEST='$(TEST)')
+# The tests tagged "cost" (callgrind's counts) run in make check-cost
+# alone, unless a SUITE or TEST names them.
+CK_NO_COST = $(if $(SUITE)$(TEST),,CK_EXCLUDE_TAGS=cost)
 
 include common/common.mk
 include shim/shim.mk
@@ -108,7 +111,7 @@ check:
 	@echo "make check: $(words $(CHECK_SUITES)) suites, $(CHECK_JOBS) at a time; each prints its output when it ends"
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
 
-SLOW_SUITES := check-releases check-hard check-vm check-node-exporter
+SLOW_SUITES := check-releases check-cost check-hard check-vm check-node-exporter
 ALL_SUITES := check-deb check-rpm check-cross check-host check-fleet check-containers check-kube
 check-slow: check $(SLOW_SUITES)
 check-all: check-slow $(ALL_SUITES)

@@ -188,14 +188,24 @@ INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_
 # The fast tier: the first affected glibc, a tenth of the signal flood, a
 # quarter of the loader's rounds, a fifth or tenth of the placement tries.
 check-shim: $(INTEG_NEEDS)
-	$(CK_SELECT) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 AFX_LOADER_ROUNDS=50 AFX_PLACEMENT_TRIES=2000 \
+	$(CK_SELECT) $(CK_NO_COST) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 AFX_LOADER_ROUNDS=50 AFX_PLACEMENT_TRIES=2000 \
 	    AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
 # Every affected glibc at hand, the whole flood, every round and try; and
 # the real programs on every affected glibc (check-real-releases,
 # test/real/real.mk).
 check-releases: $(INTEG_NEEDS)
-	$(CK_SELECT) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
+	$(CK_SELECT) $(CK_NO_COST) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
+
+# What callgrind counts (the tests tagged "cost"): the library's
+# instructions per creation and at startup, the command's per process of
+# a scan and per line of maps.  Minutes of emulated CPU, so the slow
+# tier's, never the fast one's; each is asserted on counts alone.
+.PHONY: check-cost check-cost-shim
+check-cost: check-cost-shim
+check-cost-shim: $(INTEG_NEEDS)
+	$(CK_SELECT) CK_INCLUDE_TAGS=cost AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) \
+	    AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
 # ---- what the library exports and needs --------------------------------
 # Only the interposers, under the versions they stand in for; no library

@@ -83,7 +83,16 @@ $(B)/fuzz/fuzz_engines: cli/proc/enginestate.c cli/proc/enginestate.h
 
 .PHONY: check-cli
 CHECK_SUITES += check-cli
-check-cli: $(CLI_BIN) $(RUNTIME_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile $(B)/test/fuseserve \
+CLI_CHECK_NEEDS = $(CLI_BIN) $(RUNTIME_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile $(B)/test/fuseserve \
            $(B)/test/sysfail $(B)/test/fixedrandom.so $(B)/test/stillclock.so $(B)/real/countarenas.so $(B)/test/cli-tests \
            $(B)/test/muslwait $(B)/test/arenawait-static $(B)/test/arenawait-static-affected
-	$(CK_SELECT) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests
+check-cli: $(CLI_CHECK_NEEDS)
+	$(CK_SELECT) $(CK_NO_COST) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) AFX_TEST_BIN=$(abspath $(B)/test) \
+	    $(B)/test/cli-tests
+
+# The command's costs, callgrind's counts (part of make check-cost).
+.PHONY: check-cost-cli
+check-cost: check-cost-cli
+check-cost-cli: $(CLI_CHECK_NEEDS)
+	$(CK_SELECT) CK_INCLUDE_TAGS=cost AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_CLI=$(abspath $(CLI_BIN)) \
+	    AFX_TEST_BIN=$(abspath $(B)/test) $(B)/test/cli-tests

@@ -1580,8 +1580,9 @@ Suite *scan_suite(void)
     tcase_add_test(tc, processes_come_and_go);
     tcase_add_test(tc, usage);
     suite_add_tcase(s, tc);
-    /* callgrind, five scans. */
+    /* callgrind, five scans: the slow tier's (make check-cost). */
     TCase *cost = tcase_create("cost");
+    tcase_set_tags(cost, "cost");
     tcase_set_timeout(cost, 600);
     tcase_add_test(cost, scan_cost_per_process);
     tcase_add_test(cost, ancestors_walked_once);

@@ -418,7 +418,9 @@ Suite *cost_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, no_syscalls_beyond_loading);
     suite_add_tcase(s, tc);
+    /* Counted by callgrind: the slow tier's (make check-cost). */
     tc = tcase_create("instructions");
+    tcase_set_tags(tc, "cost");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, startup_instructions_near_an_empty_preload);
     tcase_add_loop_test(tc, touch_create_within_glibcs_cost, 0,

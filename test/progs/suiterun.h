@@ -207,7 +207,7 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
     }
     fflush(stdout);
     fflush(stderr);
-    bool selected = getenv("CK_RUN_SUITE") != NULL || getenv("AFX_RUN_TEST") != NULL;
+    bool selected = getenv("CK_RUN_SUITE") != NULL || getenv("AFX_RUN_TEST") != NULL || getenv("CK_INCLUDE_TAGS") != NULL;
     int started = 0, running = 0, printed = 0, failed = 0, total = 0;
     while (printed < n) {
         while (started < n && running < jobs) {
