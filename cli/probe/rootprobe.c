@@ -5,8 +5,6 @@
  * banner's version alone. */
 #include "rootprobe.h"
 
-#include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,26 +16,16 @@
 #include "cli.h"
 #include "enable/rootdir.h"
 #include "escape.h"
-#include "inspect/procreport.h"
-#include "inspect/verdict.h"
+#include "libc/elfarch.h"
+#include "libc/glibcversion.h"
+#include "libc/rootlibc.h"
 #include "json.h"
 #include "library.h"
-#include "proc/mappedfile.h"
-
-/* Where images keep glibc's libc.so.6: the multiarch directories
- * (Debian, Ubuntu), then lib64 (Fedora, RHEL, Amazon Linux), then lib
- * (32-bit and older trees). */
-static const char *const multiarch[] = {
-    "x86_64-linux-gnu", "aarch64-linux-gnu", "i386-linux-gnu", "arm-linux-gnueabihf",
-    "powerpc64le-linux-gnu", "s390x-linux-gnu", "riscv64-linux-gnu",
-};
-static const char *const plain[] = { "usr/lib64", "lib64", "usr/lib", "lib" };
 
 /* The oldest glibc libarenafix loads in (it asks for no symbol version
  * newer than GLIBC_2.17: make check-exports), and the first it does
  * anything in: before 2.34 it stands down, as on musl. */
 #define NEEDED_MINOR 17
-#define AFFECTED_MINOR 34
 
 enum libc { LIBC_NONE, LIBC_GLIBC, LIBC_MUSL };
 
@@ -46,97 +34,31 @@ struct image {
     char path[PATH_MAX];        /* inside DIR, "" if none */
     char version[32];           /* glibc's banner's; "" if none */
     char arch[32];              /* of its libc; "" if unknown */
+    char unreadable[160];       /* why its libc could not be read, "" if it was */
     enum afx_glibc_state state;
     bool old;                   /* older than 2.34 */
 };
 
-/* ELF machine and class as a name; "" if not ELF or unknown. */
-static void elf_arch(int fd, char *out, size_t size)
+/* The image's libc, as the OCI hook finds it (libc/rootlibc.h). */
+static void find_libc(const struct afx_root *r, struct image *im)
 {
-    unsigned char h[64];
-    out[0] = '\0';
-    if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
-        return;
-    bool wide = h[EI_CLASS] == ELFCLASS64;
-    unsigned m = h[EI_DATA] == ELFDATA2MSB ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
-    const char *name = m == EM_X86_64    ? (wide ? "x86_64" : "x32")
-                       : m == EM_386     ? "i386"
-                       : m == EM_AARCH64 ? "aarch64"
-                       : m == EM_ARM     ? "arm"
-                       : m == EM_PPC64   ? "ppc64"
-                       : m == EM_S390    ? "s390x"
-                       : m == EM_RISCV   ? (wide ? "riscv64" : "riscv32")
-                                         : "";
-    if (name[0] == '\0')
-        snprintf(out, size, "ELF machine %u", m);
-    else
-        snprintf(out, size, "%s", name);
-}
-
-/* rel in the image, for reading: an fd, or -1. */
-static int open_in(const struct afx_root *r, const char *rel)
-{
-    return afx_root_open_file(r, rel);
-}
-
-static bool find_glibc(const struct afx_root *r, struct image *im)
-{
-    char rel[PATH_MAX];
-    for (size_t i = 0; i < 2 * (sizeof multiarch / sizeof multiarch[0]) + sizeof plain / sizeof plain[0]; i++) {
-        size_t n = sizeof multiarch / sizeof multiarch[0];
-        if (i < 2 * n)
-            snprintf(rel, sizeof rel, "%s/%s/libc.so.6", i % 2 ? "lib" : "usr/lib", multiarch[i / 2]);
-        else
-            snprintf(rel, sizeof rel, "%s/libc.so.6", plain[i - 2 * n]);
-        int fd = open_in(r, rel);
-        if (fd < 0)
-            continue;
-        im->libc = LIBC_GLIBC;
-        snprintf(im->path, sizeof im->path, "%s", rel);
-        elf_arch(fd, im->arch, sizeof im->arch);
-        if (!afx_glibc_version(fd, im->version, sizeof im->version))
-            im->version[0] = '\0';
+    struct afx_root_libc l;
+    int fd = afx_root_libc_find(r, &l);
+    if (fd >= 0)
         close(fd);
-        return true;
-    }
-    return false;
-}
-
-/* musl's loader, its libc: lib/ld-musl-ARCH.so.1. */
-static bool find_musl(const struct afx_root *r, struct image *im)
-{
-    int dir = afx_root_opendir(r, "lib");
-    DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
-    if (d == NULL) {
-        if (dir >= 0)
-            close(dir);
-        return false;
-    }
-    bool found = false;
-    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) {
-        size_t n = strlen(e->d_name);
-        if (n <= 8 || strncmp(e->d_name, "ld-musl-", 8) != 0 || n >= 64)
-            continue;
-        char rel[80];
-        snprintf(rel, sizeof rel, "lib/%s", e->d_name);
-        int fd = open_in(r, rel);
-        if (fd < 0)
-            continue;
-        found = true;
-        im->libc = LIBC_MUSL;
-        snprintf(im->path, sizeof im->path, "%s", rel);
-        elf_arch(fd, im->arch, sizeof im->arch);
-        close(fd);
-    }
-    closedir(d);
-    return found;
+    im->libc = l.kind == AFX_ROOT_GLIBC ? LIBC_GLIBC : l.kind == AFX_ROOT_MUSL ? LIBC_MUSL : LIBC_NONE;
+    /* Said as a path in DIR: "usr/lib/x86_64-linux-gnu/libc.so.6". */
+    snprintf(im->path, sizeof im->path, "%s", l.path + strspn(l.path, "/"));
+    snprintf(im->version, sizeof im->version, "%s", l.version);
+    snprintf(im->arch, sizeof im->arch, "%s", l.arch);
+    snprintf(im->unreadable, sizeof im->unreadable, "%s", l.unreadable);
 }
 
 /* 2.NN's minor, -1 if not of that form. */
 static long minor_of(const char *v)
 {
     unsigned major, minor;
-    return sscanf(v, "%u.%u", &major, &minor) == 2 && major == 2 ? (long)minor : -1;
+    return afx_glibc_version_parse(v, &major, &minor) && major == 2 ? (long)minor : -1;
 }
 
 int afx_probe_root(const char *dir, bool json)
@@ -155,18 +77,18 @@ int afx_probe_root(const char *dir, bool json)
         return AFX_EXIT_FAIL;
     }
     im = (struct image){ .state = AFX_GLIBC_UNKNOWN };
-    if (!find_glibc(&r, &im))
-        find_musl(&r, &im);
+    find_libc(&r, &im);
     close(r.fd);
 
     bool found_lib = afx_find_library(&lib);
     lib_arch[0] = '\0';
     if (found_lib) {
         int fd = open(lib.file, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            elf_arch(fd, lib_arch, sizeof lib_arch);
+        struct afx_elf_id id;
+        if (fd >= 0 && afx_elf_id_read(fd, &id))
+            afx_elf_arch_name(&id, lib_arch, sizeof lib_arch);
+        if (fd >= 0)
             close(fd);
-        }
     }
     int status;
     const char *verdict, *loads = "no";
@@ -183,7 +105,11 @@ int afx_probe_root(const char *dir, bool json)
     case LIBC_GLIBC:
         im.state = afx_glibc_state_by_version(im.version);
         im.old = minor >= 0 && minor < NEEDED_MINOR;
-        if (im.version[0] == '\0') {
+        if (im.unreadable[0] != '\0') {
+            verdict = "cannot tell";
+            status = AFX_EXIT_UNKNOWN;
+            snprintf(why, sizeof why, "its libc.so.6 cannot be read: %s", im.unreadable);
+        } else if (im.version[0] == '\0') {
             verdict = "cannot tell";
             status = AFX_EXIT_UNKNOWN;
             snprintf(why, sizeof why, "its libc.so.6 names no glibc version");
@@ -211,7 +137,7 @@ int afx_probe_root(const char *dir, bool json)
         } else if (strcmp(lib_arch, im.arch) != 0)
             snprintf(loads_why, sizeof loads_why, "the image is %s, %s is %s", im.arch[0] ? im.arch : "of "
                      "an unknown architecture", lib.file, lib_arch[0] ? lib_arch : "of an unknown one");
-        else if (minor >= 0 && minor < AFFECTED_MINOR) {
+        else if (minor >= 0 && minor < AFX_GLIBC_FIRST_AFFECTED) {
             loads = "stands down";
             snprintf(loads_why, sizeof loads_why, "libarenafix loads on glibc %s and does nothing there (the bug "
                      "is in 2.34 to 2.38): the programs run as without it", im.version);
