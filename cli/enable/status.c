@@ -26,7 +26,7 @@
 #include "library.h"
 #include "probe/probe.h"
 #include "proc/proccgroup.h"
-#include "rootdir.h"
+#include "files/rootdir.h"
 #include "systemctl.h"
 #include "unitfile.h"
 #include "unitprocs.h"

@@ -25,7 +25,7 @@
 #include "probe/glibctrust.h"
 #include "json.h"
 #include "library.h"
-#include "outfile.h"
+#include "files/outfile.h"
 #include "proc/mappedfile.h"
 #include "probe/probe.h"
 #include "procreport.h"

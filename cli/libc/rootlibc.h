@@ -1,7 +1,7 @@
 /* The libc of a root (an unpacked image, a container's root): where it
  * is, which architecture it is for, which glibc version.  The one
  * finder, for probe --root and the OCI hook alike.  The root is its
- * owner's: every path is resolved inside it (enable/rootdir.h), only
+ * owner's: every path is resolved inside it (files/rootdir.h), only
  * regular files are opened, reads are bounded, nothing is run. */
 #ifndef AFX_ROOTLIBC_H
 #define AFX_ROOTLIBC_H
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "elfarch.h"
-#include "enable/rootdir.h"
+#include "files/rootdir.h"
 
 enum afx_root_libc_kind { AFX_ROOT_NO_LIBC, AFX_ROOT_GLIBC, AFX_ROOT_MUSL };
 

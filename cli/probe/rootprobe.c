@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "enable/rootdir.h"
+#include "files/rootdir.h"
 #include "escape.h"
 #include "libc/elfarch.h"
 #include "libc/glibcversion.h"

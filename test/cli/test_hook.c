@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "hook/hookpolicy.h"
 #include "hook/imagelibc.h"
-#include "hook/ocijson.h"
+#include "proc/ocijson.h"
 
 static bool get_string(const char *json, const char *const *keys, size_t n, char *out, size_t size)
 {
