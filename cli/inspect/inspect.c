@@ -178,7 +178,7 @@ static int read_process(struct afx_report *r, bool probe)
     if (err != 0)
         return proc_error(r, what, err);
     if (probe && r->probe_note[0] == '\0')
-        afx_probe_its_glibc(r);
+        afx_probe_its_glibc(r, afx_judge_glibc_by_host);
     else if (!probe)
         snprintf(r->probe_note, sizeof r->probe_note, "not probed (--no-probe)");
     return -1;
