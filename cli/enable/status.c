@@ -24,7 +24,7 @@
 #include "hostinfo.h"
 #include "json.h"
 #include "library.h"
-#include "probe/probe.h"
+#include "glibcprobe/probe.h"
 #include "proc/proccgroup.h"
 #include "files/rootdir.h"
 #include "systemctl.h"

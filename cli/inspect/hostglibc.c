@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe/glibctrust.h"
+#include "glibcprobe/glibctrust.h"
 #include "probeglibc.h"
-#include "probe/probe.h"
+#include "glibcprobe/probe.h"
 #include "proc/mappedfile.h"
 #include "proc/procstatus.h"
 #include "proctable.h"

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe/glibctrust.h"
-#include "probe/jail.h"
-#include "probe/probe.h"
+#include "glibcprobe/glibctrust.h"
+#include "glibcprobe/jail.h"
+#include "glibcprobe/probe.h"
 #include "proc/mappedfile.h"
 #include "proc/userfs.h"
 #include "readfile.h"

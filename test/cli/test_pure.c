@@ -9,7 +9,7 @@
 #include "hostinfo.h"
 #include "json.h"
 #include "preload.h"
-#include "probe/proclimits.h"
+#include "glibcprobe/proclimits.h"
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"
 #include "readfile.h"
