@@ -6,7 +6,7 @@ A file's #include "x.h" is resolved as the compiler resolves it
 (-Icli -Icommon): its own folder's first, then the top of cli/, then
 common/ (outside cli/, not followed).  Two graphs are checked:
 
-- files: a module is a .c and its .h ("probe/jail"); a module that
+- files: a module is a .c and its .h ("glibcprobe/jail"); a module that
   includes another's header depends on it.  No module may depend on
   itself through others (hostglibc.c -> probeglibc.h,
   probeglibc.c -> hostglibc.h is such a circle).
