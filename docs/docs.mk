@@ -6,7 +6,10 @@
 # arenafix-bench --help that its page lacks.  `make check-docs`
 # checks the README's first screen, the runbooks, the tiers of
 # test/README.md against the Makefile's, every `make` command and every
-# link (docs/check-docs.sh says what).
+# link (docs/check-docs.sh says what), and cli/'s layout against
+# cli/README.md: no include cycle, each folder mapped (test/cli-layout.py);
+# and no function of the product (cli/, shim/, common/) over 100 lines
+# (test/funclen.py).
 
 MAN_PAGES := docs/arenafix.1 docs/libarenafix.7 docs/arenafix-bench.1
 
@@ -17,6 +20,8 @@ check-man: $(MAN_PAGES) $(BENCH_BIN)
 	@echo "man pages: no warnings, dated, version $(VERSION), every option of arenafix-bench listed"
 
 check-docs: $(CLI_BIN)
+	@python3 test/cli-layout.py cli
+	@python3 test/funclen.py 100 cli shim common
 	@AFX_CHECK_SUITES='$(CHECK_SUITES)' AFX_SLOW_SUITES='$(SLOW_SUITES)' AFX_ALL_SUITES='$(ALL_SUITES)' \
 	    MAKE='$(MAKE)' sh docs/check-docs.sh $(CLI_BIN)
 

@@ -12,7 +12,7 @@
 
 #include "cdispec.h"
 #include "cli.h"
-#include "inspect/outfile.h"
+#include "files/outfile.h"
 #include "library.h"
 #include "selfexe.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rootdir.h"
+#include "files/rootdir.h"
 
 enum { AFX_FIX_MAX = 8 };
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rootdir.h"
+#include "files/rootdir.h"
 
 /* systemd runs the tree: it is this host's / (not --root) and
  * /run/systemd/system is a directory, as sd_booted() checks. */

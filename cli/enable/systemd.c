@@ -23,7 +23,7 @@
 #include "preload.h"
 #include "proc/proccgroup.h"
 #include "readfile.h"
-#include "rootdir.h"
+#include "files/rootdir.h"
 #include "systemctl.h"
 #include "unitenv.h"
 #include "unitfile.h"

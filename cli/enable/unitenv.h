@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rootdir.h"
+#include "files/rootdir.h"
 #include "unitfile.h"
 
 struct afx_dropin {

@@ -24,7 +24,7 @@
 #include "imagelibc.h"
 #include "inspect/hostglibc.h"
 #include "library.h"
-#include "ocijson.h"
+#include "proc/ocijson.h"
 #include "proc/userns.h"
 
 /* The state is a few kilobytes; a config.json rarely more than tens. */

@@ -5,13 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "2.36" as major and minor; false if it is no glibc version. */
-static bool version_parts(const char *v, unsigned *major, unsigned *minor)
-{
-    char tail;
-    return sscanf(v, "%u.%u%c", major, minor, &tail) >= 2 && (strchr(v, ' ') == NULL);
-}
-
 bool afx_hook_decide(const struct afx_image_facts *f, char *why, size_t size)
 {
     unsigned major = 0, minor = 0;
@@ -20,8 +13,11 @@ bool afx_hook_decide(const struct afx_image_facts *f, char *why, size_t size)
         return false;
     }
     if (!f->libc) {
-        snprintf(why, size, f->musl ? "a musl image (no glibc): the library is for glibc"
-                                    : "no glibc in the image (a static program?): nothing would load the library");
+        if (f->musl)
+            snprintf(why, size, "a musl image%s%s (no glibc): the library is for glibc", f->machine[0] ? " for " : "",
+                     f->machine);
+        else
+            snprintf(why, size, "no glibc in the image (a static program?): nothing would load the library");
         return false;
     }
     if (!f->elf) {
@@ -33,16 +29,16 @@ bool afx_hook_decide(const struct afx_image_facts *f, char *why, size_t size)
                  f->libc_dir, f->machine, f->lib_machine);
         return false;
     }
-    if (f->version[0] == '\0' || !version_parts(f->version, &major, &minor) || major != 2) {
+    if (f->version[0] == '\0' || !afx_glibc_version_parse(f->version, &major, &minor) || major != 2) {
         snprintf(why, size, "its %s/libc.so.6 is not glibc (no GNU C Library banner)", f->libc_dir);
         return false;
     }
-    if (minor < 34) {
+    if (minor < AFX_GLIBC_FIRST_AFFECTED) {
         snprintf(why, size, "glibc %s: older than 2.34, it lacks the library's symbol versions and has no bug 30945",
                  f->version);
         return false;
     }
-    if (minor > 38) {
+    if (minor > AFX_GLIBC_LAST_AFFECTED) {
         snprintf(why, size, "glibc %s counts the online CPUs (the bug is in 2.34 to 2.38)", f->version);
         return false;
     }

@@ -7,17 +7,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "inspect/verdict.h"
+#include "libc/glibcversion.h"
 
 /* What the image holds at the libc paths of this architecture (else
  * of another), and the loaders of other ABIs it holds beside. */
 struct afx_image_facts {
     bool libc;                  /* a libc.so.6 that is a regular file */
     char libc_dir[64];          /* its directory in the image ("/usr/lib/x86_64-linux-gnu") */
-    bool musl;                  /* musl's loader for this architecture */
+    bool musl;                  /* no glibc, but musl's loader (machine: its architecture) */
     bool elf;                   /* the libc is an ELF shared object */
     bool same_machine;          /* of the library's class, byte order and machine */
-    char machine[24];           /* the machine it is for, as probe --root names it ("aarch64") */
+    char machine[24];           /* the machine it is for, as probe --root names it ("aarch64"), "" unknown */
     char lib_machine[24];       /* the library's ("x86_64") */
     char version[32];           /* its banner's version, "" if none */
     bool host_copy;             /* the host's own libc.so.6, byte for byte */

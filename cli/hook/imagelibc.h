@@ -23,15 +23,11 @@ int afx_image_path(int root, const char *path, int flags);
  * -1 with errno set (EINVAL if it is not a regular file). */
 int afx_image_reopen(int fd);
 
-/* The facts about its libc.so.6 (hookpolicy.h) but the host's state:
- * its ELF header compared with the library's (lib, open), its bytes
- * with the host's libc.so.6 (host_libc, -1 if unknown); with none at
- * this architecture's directories, another's found is named; and the
- * first loader of another ABI the image holds (/lib/ld-linux.so.2). */
+/* The facts about its libc (hookpolicy.h) but the host's state: the
+ * libc probe --root finds too (libc/rootlibc.h), its ELF header
+ * compared with the library's (lib, open), its bytes with the host's
+ * libc.so.6 (host_libc, -1 if unknown); and the first loader of
+ * another ABI the image holds (/lib/ld-linux.so.2). */
 void afx_image_facts_read(int root, int lib, int host_libc, struct afx_image_facts *f);
-
-/* This architecture's directories of libc.so.6, as distributions lay
- * them out, and the first that holds one: "/usr/lib/x86_64-linux-gnu". */
-extern const char *const afx_image_libc_dirs[];
 
 #endif

@@ -36,13 +36,4 @@
  * would be without it. */
 void afx_container_of(long pid, const char *text, size_t len, struct afx_container *c);
 
-/* path (absolute) opened for reading if it and every directory on its
- * way are root's and no one else may write them, no link followed, a
- * regular file of at most 16 MiB; -1 if not. */
-int afx_open_root_only(const char *path);
-/* The same for a program, of any size. */
-int afx_open_root_program(const char *path);
-/* The whole of fd (at most 16 MiB), malloc'd; NULL if more or unreadable. */
-char *afx_read_root_only(int fd, size_t *len);
-
 #endif

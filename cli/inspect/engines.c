@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "container.h"
+#include "files/rootonly.h"
 #include "proc/procstatus.h"
 #include "proctable.h"
 #include "proc/enginestate.h"

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe/glibctrust.h"
+#include "glibcprobe/glibctrust.h"
 #include "probeglibc.h"
-#include "probe/probe.h"
+#include "glibcprobe/probe.h"
 #include "proc/mappedfile.h"
 #include "proc/procstatus.h"
 #include "proctable.h"
@@ -94,7 +94,7 @@ static void probe_init(struct afx_host_glibc *h, const struct afx_host *host, lo
          * below by its version, as a container's files are. */
         snprintf(init.probe_note, sizeof init.probe_note, "PID %ld is in a %s container", pid, init.container.engine);
     } else {
-        afx_probe_its_glibc(&init);
+        afx_probe_its_glibc(&init, afx_judge_glibc_by_host);
     }
     afx_report_close(&init);
     if (!init.probed) {
@@ -249,4 +249,13 @@ void afx_judge_glibc_unrun(struct afx_report *r, const struct afx_host_glibc *h)
                  "not probed: a glibc %s may carry the fix or not; %s", r->glibc,
                  afx_in_container(&r->container) || r->own_root ? "its container's files are its own, never run as root"
                                         : "arenafix inspect PID probes it");
+}
+
+void afx_judge_glibc_by_host(struct afx_report *r)
+{
+    static struct afx_host_glibc host;
+    afx_host_glibc_probe(&host, &r->host, true);
+    afx_judge_glibc_unrun(r, &host);
+    if (host.fd >= 0)
+        close(host.fd);
 }

@@ -41,4 +41,9 @@ void afx_host_glibc_probe(struct afx_host_glibc *h, const struct afx_host *host,
  * r->probe_note is already set (no glibc mapped). */
 void afx_judge_glibc_unrun(struct afx_report *r, const struct afx_host_glibc *h);
 
+/* afx_judge_glibc_unrun by the host's glibc, probed once
+ * (afx_host_glibc_probe): the judge afx_probe_its_glibc is given for a
+ * glibc it may not run. */
+void afx_judge_glibc_by_host(struct afx_report *r);
+
 #endif

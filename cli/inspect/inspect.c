@@ -19,12 +19,12 @@
 #include "fixes.h"
 #include "hostglibc.h"
 #include "probeglibc.h"
-#include "probe/glibctrust.h"
+#include "glibcprobe/glibctrust.h"
 #include "hostinfo.h"
-#include "probe/jail.h"
+#include "glibcprobe/jail.h"
 #include "proc/mappedfile.h"
 #include "proc/userns.h"
-#include "probe/probe.h"
+#include "glibcprobe/probe.h"
 #include "procreport.h"
 #include "scan.h"
 #include "verdict.h"
@@ -178,7 +178,7 @@ static int read_process(struct afx_report *r, bool probe)
     if (err != 0)
         return proc_error(r, what, err);
     if (probe && r->probe_note[0] == '\0')
-        afx_probe_its_glibc(r);
+        afx_probe_its_glibc(r, afx_judge_glibc_by_host);
     else if (!probe)
         snprintf(r->probe_note, sizeof r->probe_note, "not probed (--no-probe)");
     return -1;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container.h"
+#include "files/rootonly.h"
 #include "engines.h"
 #include "proc/podstate.h"
 #include "readfile.h"

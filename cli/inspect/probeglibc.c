@@ -7,10 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hostglibc.h"
-#include "probe/glibctrust.h"
-#include "probe/jail.h"
-#include "probe/probe.h"
+#include "glibcprobe/glibctrust.h"
+#include "glibcprobe/jail.h"
+#include "glibcprobe/probe.h"
 #include "proc/mappedfile.h"
 #include "proc/userfs.h"
 #include "readfile.h"
@@ -86,20 +85,9 @@ static bool run_its_glibc(struct afx_report *r, const struct afx_proc_root *pr, 
     return true;
 }
 
-/* Judged without running it: by the host's probe if it is the host's
- * libc, else by a banner only root can have written. */
-static void judge_unrun(struct afx_report *r)
-{
-    static struct afx_host_glibc host;
-    afx_host_glibc_probe(&host, &r->host, true);
-    afx_judge_glibc_unrun(r, &host);
-    if (host.fd >= 0)
-        close(host.fd);
-}
-
 /* Its glibc, probed if it may be run; otherwise, with a glibc mapped,
  * marked untested: the verdict then never rests on it. */
-void afx_probe_its_glibc(struct afx_report *r)
+void afx_probe_its_glibc(struct afx_report *r, void (*judge_unrun)(struct afx_report *r))
 {
     static struct afx_proc_root pr;
     static struct afx_creds first;

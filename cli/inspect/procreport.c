@@ -386,11 +386,6 @@ int afx_health_status(enum afx_health h)
                               : AFX_EXIT_OK;
 }
 
-const char *afx_glibc_state_name(enum afx_glibc_state s)
-{
-    return s == AFX_GLIBC_AFFECTED ? "affected" : s == AFX_GLIBC_FIXED ? "not affected" : "unknown";
-}
-
 /* The object's keys are the same for every process, null where unknown:
  * a reader (Ansible's selectattr) may take any of them from any
  * record.  unreadable: why none of it could be read, or NULL. */

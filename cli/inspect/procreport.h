@@ -90,8 +90,6 @@ bool afx_report_fixed(const struct afx_report *r);
  * cannot tell. */
 int afx_health_status(enum afx_health h);
 
-const char *afx_glibc_state_name(enum afx_glibc_state s);
-
 /* The report as one JSON object on a line of its own. */
 void afx_report_json(const struct afx_report *r, FILE *out);
 

@@ -113,21 +113,3 @@ enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, 
         snprintf(why, size, "no thread is pinned narrower than the online CPUs");
     return AFX_FINE;
 }
-
-enum afx_glibc_state afx_glibc_state_by_version(const char *version)
-{
-    char *end;
-    if (version[0] < '0' || version[0] > '9')
-        return AFX_GLIBC_UNKNOWN;
-    unsigned long major = strtoul(version, &end, 10), minor = 0;
-    if (*end == '.' && end[1] >= '0' && end[1] <= '9')
-        minor = strtoul(end + 1, &end, 10);
-    else
-        return AFX_GLIBC_UNKNOWN;
-    if (*end != '\0' && *end != '.')
-        return AFX_GLIBC_UNKNOWN;
-    /* The bug came with 2.34 (__get_nprocs_sched) and went with 2.39. */
-    if (major != 2 || minor < 34 || minor > 38)
-        return major >= 2 ? AFX_GLIBC_FIXED : AFX_GLIBC_UNKNOWN;
-    return AFX_GLIBC_UNKNOWN;
-}

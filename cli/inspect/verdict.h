@@ -7,8 +7,8 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "libc/glibcversion.h"
 
-enum afx_glibc_state { AFX_GLIBC_UNKNOWN, AFX_GLIBC_AFFECTED, AFX_GLIBC_FIXED };
 /* The libc a process runs on, as its maps and executable say. */
 enum afx_libc_kind {
     AFX_LIBC_GLIBC,         /* glibc's libc.so.6 mapped (or nothing known of it) */
@@ -45,11 +45,5 @@ struct afx_process_facts {
 enum afx_health afx_judge_process(const struct afx_process_facts *f, char *why, size_t size);
 
 extern const char *const afx_health_names[];
-
-/* What a glibc version alone says ("2.36", as in its banner): 2.33 and
- * older and 2.39 and newer count the online CPUs (fixed); 2.34 to
- * 2.38 may carry the backported fix or not, and anything unparsable
- * says nothing (unknown).  For judging without running its code. */
-enum afx_glibc_state afx_glibc_state_by_version(const char *version);
 
 #endif

@@ -11,7 +11,7 @@
 #include "hostinfo.h"
 #include "json.h"
 #include "library.h"
-#include "probe.h"
+#include "glibcprobe/probe.h"
 #include "rootprobe.h"
 #include "selfexe.h"
 

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "enable/rootdir.h"
+#include "files/rootdir.h"
 #include "readfile.h"
 
 static bool same(const struct stat *a, const struct stat *b)

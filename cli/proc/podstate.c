@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "hook/ocijson.h"
+#include "proc/ocijson.h"
 
 /* The string annotation key of the bundle's "annotations", named once,
  * into out; false if absent, not a string, or too long for size. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook/ocijson.h"
+#include "proc/ocijson.h"
 
 #define ANNOTATION "io.arenafix.enable"
 #define ARG_MAX_LEN 4096

@@ -11,7 +11,7 @@
 
 #include "cdi/cdispec.h"
 #include "harness.h"
-#include "hook/ocijson.h"
+#include "proc/ocijson.h"
 
 static bool get_string(const char *json, const char *key, char *out, size_t size)
 {

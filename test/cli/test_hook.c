@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "hook/hookpolicy.h"
 #include "hook/imagelibc.h"
-#include "hook/ocijson.h"
+#include "proc/ocijson.h"
 
 static bool get_string(const char *json, const char *const *keys, size_t n, char *out, size_t size)
 {
@@ -166,8 +166,8 @@ END_TEST
  * $T the tree, $L the affected glibc's directory), judged as the hook
  * judges it: its facts read with the library under test, and the
  * decision.  False (a SKIP) without the affected glibc. */
-static bool judge_tree(const char *test, const char *script, struct afx_image_facts *f, char *why, size_t size,
-                       bool *given)
+static bool judge_tree_probed(const char *test, const char *script, struct afx_image_facts *f, char *why,
+                              size_t size, bool *given, struct run *probe)
 {
     const char *g = affected_glibc(test);
     if (g == NULL)
@@ -187,9 +187,17 @@ static bool judge_tree(const char *test, const char *script, struct afx_image_fa
     *given = afx_hook_decide(f, why, size);
     close(root);
     close(lib);
+    if (probe != NULL)
+        run(probe, NULL, ARGV(cli(), "probe", "--root", tree, "--json"));
     run(&r, NULL, ARGV("rm", "-rf", tree));
     run_free(&r);
     return true;
+}
+
+static bool judge_tree(const char *test, const char *script, struct afx_image_facts *f, char *why, size_t size,
+                       bool *given)
+{
+    return judge_tree_probed(test, script, f, why, size, given, NULL);
 }
 
 /* The trees below are judged by an x86-64 library. */
@@ -241,6 +249,51 @@ START_TEST(image_two_abis)
     judge_tree(__func__, AFFECTED_TREE "mkdir -p $T/lib/i386-linux-gnu; cp " I386 "/libc.so.6 $T/lib/i386-linux-gnu/",
                &f, why, sizeof why, &given);
     ck_assert_msg(given && f.other_abi[0] == '\0', "no i386 loader: %s", why);
+}
+END_TEST
+
+/* One image, one answer: the hook and probe --root find the same libc
+ * in a tree and name the same architecture for it, the hook's reason
+ * included: an arm64 glibc in Debian's place; an x86-64 glibc in
+ * Fedora's place beside an arm64 one in Debian's (the library's own
+ * architecture's directories are looked in first, by both); an arm64
+ * shared object at musl's arm64 loader path (an Alpine arm64 image:
+ * musl, and for aarch64, not a static image). */
+START_TEST(image_one_answer)
+{
+    static const struct {
+        const char *script, *libc, *arch;
+        bool given;
+    } trees[] = {
+        { "mkdir -p $T/usr/lib/aarch64-linux-gnu; cp " ARM64 "/libc.so.6 $T/usr/lib/aarch64-linux-gnu/", "glibc",
+          "aarch64", false },
+        { "mkdir -p $T/usr/lib/aarch64-linux-gnu $T/usr/lib64; cp " ARM64 "/libc.so.6 $T/usr/lib/aarch64-linux-gnu/; "
+          "cp $L/libc.so.6 $L/ld-linux-x86-64.so.2 $T/usr/lib64/", "glibc", "x86_64", true },
+        { "mkdir -p $T/lib; cp " ARM64 "/ld-linux-aarch64.so.1 $T/lib/ld-musl-aarch64.so.1", "musl", "aarch64", false },
+    };
+    struct afx_image_facts f;
+    char why[512], field[64];
+    bool given;
+    if (skip_not_x86_64(__func__))
+        return;
+    if (access(ARM64 "/libc.so.6", R_OK) != 0) {
+        printf("SKIP %s: no arm64 glibc at " ARM64 " (libc6-arm64-cross)\n", __func__);
+        return;
+    }
+    for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
+        struct run r;
+        if (!judge_tree_probed(__func__, trees[i].script, &f, why, sizeof why, &given, &r))
+            return;
+        snprintf(field, sizeof field, "\"libc\":\"%s\"", trees[i].libc);
+        ck_assert_msg(strstr(r.out, field) != NULL, "tree %zu: probe --root: %s", i, r.out);
+        snprintf(field, sizeof field, "\"architecture\":\"%s\"", trees[i].arch);
+        ck_assert_msg(strstr(r.out, field) != NULL, "tree %zu: probe --root: %s", i, r.out);
+        ck_assert_msg(given == trees[i].given && (given || strstr(why, trees[i].arch) != NULL)
+                          && strstr(why, trees[i].libc) != NULL,
+                      "tree %zu: the hook: %s (probe --root: %s)", i, why, r.out);
+        ck_assert_str_eq(f.machine, trees[i].arch);
+        run_free(&r);
+    }
 }
 END_TEST
 
@@ -532,6 +585,7 @@ Suite *hook_suite(void)
     tcase_add_test(tc, preload_merge);
     tcase_add_test(tc, image_two_abis);
     tcase_add_test(tc, image_foreign_only);
+    tcase_add_test(tc, image_one_answer);
     tcase_add_test(tc, hook_gives_the_library);
     tcase_add_test(tc, hook_bundle_not_roots_alone);
     tcase_add_test(tc, hook_enable_false_is_no);

@@ -12,7 +12,7 @@
 #include "harness.h"
 #include "proc/heaps.h"
 #include "json.h"
-#include "probe/probe.h"
+#include "glibcprobe/probe.h"
 #include "proc/procenv.h"
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"

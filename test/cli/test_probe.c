@@ -15,7 +15,7 @@
 
 #include "harness.h"
 #include "hostfile.h"
-#include "probe/probefilter.h"
+#include "glibcprobe/probefilter.h"
 
 START_TEST(system_glibc_not_affected)
 {

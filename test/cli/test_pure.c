@@ -9,13 +9,15 @@
 #include "hostinfo.h"
 #include "json.h"
 #include "preload.h"
-#include "probe/proclimits.h"
+#include "glibcprobe/proclimits.h"
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"
 #include "readfile.h"
 #include "suggest.h"
 #include "inspect/usertime.h"
 #include "inspect/verdict.h"
+#include "libc/glibcversion.h"
+#include "probe/rootjudge.h"
 
 START_TEST(preload_append)
 {
@@ -296,6 +298,50 @@ START_TEST(proc_limits)
 }
 END_TEST
 
+/* The one glibc version parser: "2.36" and "2.36.1" are versions, and
+ * what is not all digits and dots is none; probe --root's judge, from
+ * facts alone: the verdict by version, the library's load by
+ * architecture and version, a libc that is no regular file unknown. */
+START_TEST(glibc_version_and_root_judge)
+{
+    unsigned major, minor;
+    ck_assert(afx_glibc_version_parse("2.36", &major, &minor) && major == 2 && minor == 36);
+    ck_assert(afx_glibc_version_parse("2.36.1", &major, &minor) && minor == 36);
+    static const char *const none[] = { "", "2", "2.", ".36", "2.x", "2.36 ", "2.36a", "-2.36" };
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        ck_assert_msg(!afx_glibc_version_parse(none[i], &major, &minor), "\"%s\"", none[i]);
+    ck_assert_int_eq(afx_glibc_state_by_version("2.33"), AFX_GLIBC_FIXED);
+    ck_assert_int_eq(afx_glibc_state_by_version("2.34"), AFX_GLIBC_UNKNOWN);
+    ck_assert_int_eq(afx_glibc_state_by_version("2.38"), AFX_GLIBC_UNKNOWN);
+    ck_assert_int_eq(afx_glibc_state_by_version("2.39"), AFX_GLIBC_FIXED);
+    ck_assert_int_eq(afx_glibc_state_by_version("2.x"), AFX_GLIBC_UNKNOWN);
+
+    static struct afx_image_root_facts f;
+    static struct afx_image_root_verdict v;
+    f = (struct afx_image_root_facts){ .libc = AFX_ROOT_GLIBC, .version = "2.36", .arch = "x86_64",
+                                       .found_lib = true, .lib_file = "/lib/libarenafix.so", .lib_arch = "x86_64" };
+    afx_image_root_judge(&f, &v);
+    ck_assert_str_eq(v.verdict, "cannot tell");
+    ck_assert_str_eq(v.loads, "yes");
+    snprintf(f.arch, sizeof f.arch, "aarch64");
+    afx_image_root_judge(&f, &v);
+    ck_assert_str_eq(v.loads, "no");
+    ck_assert_msg(strstr(v.loads_why, "the image is aarch64, /lib/libarenafix.so is x86_64") != NULL, "%s", v.loads_why);
+    snprintf(f.version, sizeof f.version, "2.39");
+    afx_image_root_judge(&f, &v);
+    ck_assert_str_eq(v.verdict, "not affected");
+    f = (struct afx_image_root_facts){ .libc = AFX_ROOT_GLIBC, .unreadable = "not a regular file" };
+    afx_image_root_judge(&f, &v);
+    ck_assert_msg(strcmp(v.verdict, "cannot tell") == 0 && strstr(v.why, "cannot be read: not a regular file"),
+                  "%s", v.why);
+    f = (struct afx_image_root_facts){ .libc = AFX_ROOT_MUSL, .arch = "aarch64" };
+    afx_image_root_judge(&f, &v);
+    ck_assert_str_eq(v.verdict, "not affected");
+    ck_assert_str_eq(v.loads, "stands down");
+}
+END_TEST
+
+
 Suite *pure_suite(void)
 {
     Suite *s = suite_create("pure");
@@ -312,6 +358,7 @@ Suite *pure_suite(void)
     tcase_add_test(tc, reads_end_at_their_bounds);
     tcase_add_test(tc, stat_start_time);
     tcase_add_test(tc, proc_limits);
+    tcase_add_test(tc, glibc_version_and_root_judge);
     suite_add_tcase(s, tc);
     return s;
 }

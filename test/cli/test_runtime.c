@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "hook/ocijson.h"
+#include "proc/ocijson.h"
 #include "runtime/runcargs.h"
 
 static char dir[PATH_MAX], bundle[PATH_MAX + 8], conf_env[PATH_MAX + 40], rec_env[PATH_MAX + 8];
