@@ -5,10 +5,12 @@
 # running a built program, which a cross build cannot do).  `make
 # check-man` renders them as man(1) and groff do and fails on any warning,
 # on a .TH date that is not YYYY-MM-DD or a .TH source that is not
-# "arenafix $(VERSION)", and on an option of arenafix-bench --help that
-# its page lacks.  `make check-docs` checks the README's first screen, the
-# runbooks, the tiers of test/README.md against the Makefile's, every
-# `make` command and every link (docs/check-docs.sh says what).
+# "arenafix $(VERSION)", on an option of arenafix-bench --help that its
+# page lacks, and on a subcommand whose --help, usage error and page do
+# not name the same options (docs/check-synopsis.sh says how).  `make
+# check-docs` checks the README's first screen, the runbooks, the tiers of
+# test/README.md against the Makefile's, every `make` command and every
+# link (docs/check-docs.sh says what).
 
 AFX_SUBCOMMAND_PAGES := probe inspect enable status path oci-hook cdi
 MAN1_PAGES := arenafix $(AFX_SUBCOMMAND_PAGES:%=arenafix-%) arenafix-runtime arenafix-containerd-config
@@ -16,9 +18,10 @@ MAN_PAGES := $(MAN1_PAGES:%=docs/%.1) docs/libarenafix.7 docs/arenafix-bench.1
 
 .PHONY: check-man check-docs install-man uninstall-man
 CHECK_SUITES += check-man check-docs
-check-man: $(MAN_PAGES) $(BENCH_BIN)
+check-man: $(MAN_PAGES) $(BENCH_BIN) $(CLI_BIN)
 	@AFX_VERSION=$(VERSION) sh docs/check-man.sh $(BENCH_BIN) $(MAN_PAGES)
-	@echo "man pages: no warnings, dated, version $(VERSION), every option of arenafix-bench listed"
+	@sh docs/check-synopsis.sh $(CLI_BIN) docs
+	@echo "man pages: no warnings, dated, version $(VERSION), every option of arenafix-bench listed, each subcommand's options the same in its --help, usage error and page"
 
 check-docs: $(CLI_BIN)
 	@AFX_CHECK_SUITES='$(CHECK_SUITES)' AFX_SLOW_SUITES='$(SLOW_SUITES)' AFX_ALL_SUITES='$(ALL_SUITES)' \

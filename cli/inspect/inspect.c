@@ -29,7 +29,7 @@
 #include "scan.h"
 #include "verdict.h"
 
-static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all [--json | --prometheus]";
+static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all [--json | --prometheus [--output FILE]] [--no-probe]";
 
 static const char help[] =
     "Usage: arenafix inspect [--json] [--no-probe] PID\n"
