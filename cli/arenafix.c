@@ -26,7 +26,7 @@ static const char path_usage[] =
     "  LD_PRELOAD=\"$(arenafix path --preload)\" CMD   preload it by hand\n"
     "\n"
     "Exit status: 0 printed; 1 no library found; 2 usage error.\n"
-    "See arenafix(1).\n";
+    "See arenafix-path(1).\n";
 
 int afx_cmd_path(int argc, char **argv)
 {

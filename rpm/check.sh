@@ -29,7 +29,8 @@ finish() {
 # spec's, on a 64-bit RPM system (%{_libdir} is /usr/lib64).
 lib_rel=usr/lib64/arenafix/libarenafix.so
 payload_files="$lib_rel usr/bin/arenafix usr/bin/arenafix-bench
-               usr/share/man/man1/arenafix.1 usr/share/man/man7/libarenafix.7
+               usr/share/man/man1/arenafix.1 usr/share/man/man1/arenafix-inspect.1
+               usr/share/man/man7/libarenafix.7
                usr/share/man/man1/arenafix-bench.1
                usr/share/licenses/libarenafix/LICENSE
                usr/share/doc/arenafix/rollout.md

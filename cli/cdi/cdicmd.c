@@ -44,7 +44,7 @@ static const char cdi_usage[] =
     "\n"
     "Exit status: 0 written; 1 failure (no library, a command, library or directory\n"
     "others may change, FILE not written); 2 usage error.\n"
-    "See arenafix(1).\n";
+    "See arenafix-cdi(1).\n";
 
 #define CDI_USAGE "usage: arenafix cdi [--output FILE] [--name NAME] [--log FILE]"
 

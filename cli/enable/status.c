@@ -509,7 +509,7 @@ static const char status_help[] =
     "  arenafix status --root /srv/img   what an image will boot with\n"
     "\n"
     "Exit status: 0 everything read, 1 something could not be, 2 usage error.\n"
-    "See arenafix(1).\n";
+    "See arenafix-status(1).\n";
 
 static void probe_host(struct status *s)
 {

@@ -234,7 +234,7 @@ static bool agrees_with_systemd(const struct target *t, const struct systemd_vie
         if (ok && !afx_unit_env_same(&said, now)) {
             char a[PATH_MAX], b[PATH_MAX];
             afx_error("enable: systemd gives %s LD_PRELOAD %s, but arenafix reads %s from its files; "
-                      "arenafix does not guess: write the drop-in by hand (see arenafix(1))", t->unit,
+                      "arenafix does not guess: write the drop-in by hand (see arenafix-enable(1))", t->unit,
                       shown_value(&said, a, sizeof a), shown_value(now, b, sizeof b));
             ok = false;
         }
@@ -267,7 +267,7 @@ static bool refuse_unsure(const struct target *t, const struct afx_unit_env *e)
     }
     if (e->state == AFX_ENV_UNSURE) {
         afx_error("enable: cannot tell what LD_PRELOAD %s gets: %s; arenafix does not guess: set it "
-                  "without specifiers, or write the drop-in by hand (see arenafix(1))", t->unit, e->unsure);
+                  "without specifiers, or write the drop-in by hand (see arenafix-enable(1))", t->unit, e->unsure);
         return true;
     }
     return false;
@@ -528,7 +528,7 @@ static const char enable_help[] =
     "Exit status: 0 written (--dry-run: would be), 1 failure, no such unit, or a\n"
     "unit running a container,\n"
     "2 usage error.  Then: systemctl daemon-reload && systemctl restart UNIT.\n"
-    "See arenafix(1).\n";
+    "See arenafix-enable(1).\n";
 
 static const char disable_help[] =
     "Usage: arenafix disable [--dry-run] [--root DIR] UNIT\n"
@@ -546,7 +546,7 @@ static const char disable_help[] =
     "\n"
     "Exit status: 0 removed (or nothing to remove), 1 failure, 2 usage error.\n"
     "Then: systemctl daemon-reload && systemctl restart UNIT.\n"
-    "See arenafix(1).\n";
+    "See arenafix-disable(1).\n";
 
 /* -h or --help among the options (before "--"): help, whatever else is there. */
 static bool wants_help(int argc, char **argv)

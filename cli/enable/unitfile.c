@@ -647,7 +647,7 @@ char *afx_dropin_text(const char *unit, const char *ld_preload)
     if (!q.oom && asprintf(&text,
                            AFX_DROPIN_HEADER "; remove with: arenafix disable %s\n"
                            "# Adds libarenafix to the service's LD_PRELOAD, keeping what the\n"
-                           "# unit already preloads (see arenafix(1), libarenafix(7)).\n"
+                           "# unit already preloads (see arenafix-enable(1), libarenafix(7)).\n"
                            "[Service]\n"
                            "Environment=\"LD_PRELOAD=%s\"\n",
                            unit, q.data) < 0)

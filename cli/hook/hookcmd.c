@@ -66,7 +66,7 @@ static const char hook_usage[] =
     "  podman run --device arenafix.dev/fix=libarenafix IMAGE  the CDI spec written\n"
     "\n"
     "Exit status: 0 (the container starts, given the library or not); 2 usage error.\n"
-    "See arenafix(1).\n";
+    "See arenafix-oci-hook(1).\n";
 
 /* The one line the engine logs. */
 static void say(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

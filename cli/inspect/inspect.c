@@ -29,7 +29,7 @@
 #include "scan.h"
 #include "verdict.h"
 
-static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all [--json | --prometheus]";
+static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all [--json | --prometheus [--output FILE]] [--no-probe]";
 
 static const char help[] =
     "Usage: arenafix inspect [--json] [--no-probe] PID\n"
@@ -57,7 +57,7 @@ static const char help[] =
     "Exit status: 0 fine, 1 could not read the process, 2 usage error, 3 hit,\n"
     "4 at risk, 5 cannot tell; with --all, the worst of its processes (3, then 4,\n"
     "then 5, else 0).\n"
-    "See arenafix(1).\n";
+    "See arenafix-inspect(1).\n";
 
 /* One line naming the problem and the fix, for a /proc read that failed. */
 static int proc_error(const struct afx_report *r, const char *what, int err)

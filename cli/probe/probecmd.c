@@ -42,7 +42,7 @@ static const char probe_usage[] =
     "\n"
     "Exit status: 0 not affected; 3 affected; 5 cannot tell on this host (one CPU,\n"
     "or something else limits the arenas); 1 failure; 2 usage error.\n"
-    "See arenafix(1).\n";
+    "See arenafix-probe(1).\n";
 
 static int verdict_status(enum afx_verdict v)
 {

@@ -337,7 +337,7 @@ START_TEST(help)
                           && strstr(r.out, "\n  -h, --help         print this help and exit\n") != NULL
                           && strstr(r.out, "\nExamples:\n  arenafix inspect 1234 ") != NULL
                           && strstr(r.out, "\nExit status: 0 fine, ") != NULL
-                          && strstr(r.out, "\nSee arenafix(1).\n") != NULL,
+                          && strstr(r.out, "\nSee arenafix-inspect(1).\n") != NULL,
                       "%s", r.out);
         run_free(&r);
     }

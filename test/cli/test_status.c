@@ -201,7 +201,7 @@ START_TEST(help)
         ck_assert_msg(strncmp(r.out, "Usage: arenafix status [--json] [--root DIR]\n", 45) == 0
                       && strstr(r.out, "\nOptions:\n") != NULL && strstr(r.out, "\nExamples:\n") != NULL
                       && strstr(r.out, "  -h, --help       print this help and exit\n") != NULL
-                      && strstr(r.out, "\nSee arenafix(1).\n") != NULL, "%s", r.out);
+                      && strstr(r.out, "\nSee arenafix-status(1).\n") != NULL, "%s", r.out);
         run_free(&r);
     }
 }
