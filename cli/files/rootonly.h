@@ -1,7 +1,7 @@
 /* Files only root can have written: an engine's state, a shim's
  * program, a bundle's config.json, read only when root alone owns them
  * and every directory on their way, no link followed; what they say,
- * root wrote.  For inspect/container.c, engines.c and pods.c. */
+ * root wrote.  For target/container.c, engines.c and pods.c. */
 #ifndef AFX_ROOTONLY_H
 #define AFX_ROOTONLY_H
 

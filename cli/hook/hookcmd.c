@@ -22,7 +22,7 @@
 #include "hookmount.h"
 #include "hookpolicy.h"
 #include "imagelibc.h"
-#include "inspect/hostglibc.h"
+#include "target/hostglibc.h"
 #include "library.h"
 #include "proc/ocijson.h"
 #include "proc/userns.h"

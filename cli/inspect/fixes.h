@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "procreport.h"
+#include "target/procreport.h"
 
 struct afx_fix;
 

@@ -17,17 +17,17 @@
 #include "denied.h"
 #include "escape.h"
 #include "fixes.h"
-#include "hostglibc.h"
-#include "probeglibc.h"
+#include "target/hostglibc.h"
+#include "target/probeglibc.h"
 #include "glibcprobe/glibctrust.h"
 #include "hostinfo.h"
 #include "glibcprobe/jail.h"
 #include "proc/mappedfile.h"
 #include "proc/userns.h"
 #include "glibcprobe/probe.h"
-#include "procreport.h"
+#include "target/procreport.h"
 #include "scan.h"
-#include "verdict.h"
+#include "target/verdict.h"
 
 static const char usage_line[] = "usage: arenafix inspect [--json] [--no-probe] PID | --all [--json | --prometheus [--output FILE]] [--no-probe]";
 

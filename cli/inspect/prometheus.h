@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "procreport.h"
-#include "verdict.h"
+#include "target/procreport.h"
+#include "target/verdict.h"
 
 /* The series kept apart; the rest fold into unit="(other)",
  * comm="(other)", so that a host (or a process renaming itself) cannot

@@ -2,7 +2,7 @@
  * wrote in the container's bundle (config.json): containerd's
  * io.kubernetes.cri.*, CRI-O's io.kubernetes.pod.* and
  * io.kubernetes.container.name.  Pure: the caller reads the file (root's
- * alone, inspect/pods.h). */
+ * alone, target/pods.h). */
 #ifndef AFX_PODSTATE_H
 #define AFX_PODSTATE_H
 

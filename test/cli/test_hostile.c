@@ -16,7 +16,7 @@
 #include "proc/procenv.h"
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"
-#include "inspect/verdict.h"
+#include "target/verdict.h"
 
 static char *quoted(const char *s)
 {

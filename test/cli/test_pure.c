@@ -15,7 +15,7 @@
 #include "readfile.h"
 #include "suggest.h"
 #include "inspect/usertime.h"
-#include "inspect/verdict.h"
+#include "target/verdict.h"
 #include "libc/glibcversion.h"
 #include "probe/rootjudge.h"
 

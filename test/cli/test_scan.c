@@ -22,7 +22,7 @@
 
 #include "harness.h"
 #include "inspect/denied.h"
-#include "inspect/verdict.h"
+#include "target/verdict.h"
 #include "proc/podmanstate.h"
 #include "proc/proccgroup.h"
 #include "proc/procstatus.h"

@@ -70,7 +70,7 @@ p_attack_scan_cache_full() {
     attacker
     command -v strace >/dev/null || skip "no strace"
     [ -x "$P/mapfork" ] || skip "build/hard/bin/mapfork not built"
-    # More than KNOWN_LIBC_MAX in cli/inspect/procreport.c.
+    # More than KNOWN_LIBC_MAX in cli/target/procreport.c.
     local fillers=300 procs=40 full=$((16 << 20)) lib=$HOME_DIR/lib/libc.so.6 i
     local -a files=()
     for i in $(seq $fillers); do files+=("$HOME_DIR/f$i/libc.so.6"); done
