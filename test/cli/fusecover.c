@@ -4,7 +4,11 @@
  *                       under fuseserve) over the pages of its own
  *                       environment block, never touching them itself;
  *   fusecover uffd      registers those pages, emptied, with a
- *                       userfaultfd it never answers.
+ *                       userfaultfd it never answers;
+ *   fusecover FILE heap has a thread's arena, and maps FILE over the
+ *                       first page of its heap (its header) once a line
+ *                       "cover" comes on stdin: as it may between a
+ *                       scan's read of its maps and of its memory.
  *
  * A reader of /proc/PID/environ then faults those pages in: FUSE asks
  * the server (which never answers anyone but this program), a
@@ -59,10 +63,41 @@ static void *idle(void *unused)
     return NULL;
 }
 
+/* A thread's own arena (its first malloc), and the heap it lives in. */
+static void *arena_heap(void *unused)
+{
+    (void)unused;
+    unsigned long p = (unsigned long)malloc(100);
+    return (void *)(p & ~((64UL << 20) - 1));
+}
+
+static int heap_mode(const char *file)
+{
+    pthread_t t;
+    void *heap;
+    if (pthread_create(&t, NULL, arena_heap, NULL) != 0 || pthread_join(t, &heap) != 0
+        || pthread_create(&t, NULL, idle, NULL) != 0)
+        die("pthread_create");
+    printf("ready\n");
+    fflush(stdout);
+    char line[64];
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        if (strcmp(line, "cover\n") != 0)
+            continue;
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || mmap(heap, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+            die(file);
+        close(fd);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[2], "heap") == 0)
+        return heap_mode(argv[1]);
     if (argc != 2) {
-        fprintf(stderr, "usage: fusecover FILE|uffd\n");
+        fprintf(stderr, "usage: fusecover FILE|uffd, or fusecover FILE heap\n");
         return 2;
     }
     long page = sysconf(_SC_PAGESIZE);

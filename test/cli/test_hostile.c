@@ -673,6 +673,46 @@ START_TEST(memory_a_user_serves_holds_no_read)
 }
 END_TEST
 
+/* A process remaps a file of the user's server over its
+ * heap's header after inspect read its maps (fusecover heap, told to by
+ * gdb, which holds inspect at afx_count_target_arenas until the maps
+ * show it).  inspect's clock stands still (stillclock.so: its deadline
+ * never passes, nor can a stopped clock make it wait for ever): it says
+ * it could not read that memory and finishes.  Before, its pread waited
+ * on the server for ever. */
+START_TEST(memory_remapped_after_maps_holds_no_read)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0 || access("/usr/bin/gdb", X_OK) != 0) {
+        printf("SKIP %s: needs root, /dev/fuse and gdb\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], file[PATH_MAX + 16], pid[32], preload[PATH_MAX + 32], cover[PATH_MAX + 160];
+    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(file, sizeof file, "%s/blob", dir);
+    struct live l;
+    live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, test_prog("fusecover"), "blob", test_prog("fusecover"),
+                              file, "heap"));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    snprintf(preload, sizeof preload, "set environment LD_PRELOAD=%s", test_prog("stillclock.so"));
+    snprintf(cover, sizeof cover, "shell echo cover >/proc/%s/fd/0; until grep -q /blob /proc/%s/maps; do sleep 0.1; done",
+             pid, pid);
+    struct run one;
+    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", "gdb", "-batch", "-nx", "-ex", preload, "-ex",
+                         "break afx_count_target_arenas", "-ex", "run", "-ex", cover, "-ex", "continue", "--args",
+                         cli(), "inspect", "--no-probe", pid));
+    live_stop(&l);
+    rmdir(dir);
+    ck_assert_msg(WIFEXITED(one.status), "inspect hung: %#x", one.status);
+    char note[128];
+    snprintf(note, sizeof note, "verdict: cannot tell: reading /proc/%s/mem took longer than 2 s", pid);
+    ck_assert_msg(strstr(one.out, note) != NULL, "%s\n%s", one.out, one.err);
+    run_free(&one);
+}
+END_TEST
+
 /* Its pages registered with a userfaultfd it never answers (fusecover
  * uffd, as root: the host may deny users one): a read from another
  * process fails at once rather than wait, and the scan finishes. */
@@ -768,6 +808,7 @@ Suite *hostile_suite(void)
     tcase_add_test(served, a_file_a_user_serves_holds_no_scan);
     tcase_add_test(served, a_program_a_user_serves_holds_no_scan);
     tcase_add_test(served, memory_a_user_serves_holds_no_read);
+    tcase_add_test(served, memory_remapped_after_maps_holds_no_read);
     tcase_add_test(served, memory_a_userfaultfd_holds_no_read);
     tcase_add_test(served, a_directory_a_user_serves_holds_no_probe);
     tcase_set_timeout(served, 360);
