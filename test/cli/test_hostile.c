@@ -673,13 +673,15 @@ START_TEST(memory_a_user_serves_holds_no_read)
 }
 END_TEST
 
-/* A process remaps a file of the user's server over its
- * heap's header after inspect read its maps (fusecover heap, told to by
- * gdb, which holds inspect at afx_count_target_arenas until the maps
- * show it).  inspect's clock stands still (stillclock.so: its deadline
- * never passes, nor can a stopped clock make it wait for ever): it says
- * it could not read that memory and finishes.  Before, its pread waited
- * on the server for ever. */
+/* A process remaps a file of the user's server over its heap's header
+ * after inspect read its maps (fusecover heap, told to by gdb, which
+ * holds inspect at afx_count_target_arenas for that process until the
+ * maps show it).  inspect's clock stands still (stillclock.so: its
+ * deadline never passes, nor can a stopped clock make it wait for
+ * ever); gdb stops for that process alone.  inspect PID, --all and
+ * --prometheus (a process each: the reader left asleep holds its memory
+ * map) each count it "cannot tell", having not read that memory, and
+ * finish.  Before, their pread waited on the server for ever. */
 START_TEST(memory_remapped_after_maps_holds_no_read)
 {
     if (skip_emulated(__func__, EMULATED_PROC))
@@ -688,28 +690,40 @@ START_TEST(memory_remapped_after_maps_holds_no_read)
         printf("SKIP %s: needs root, /dev/fuse and gdb\n", __func__);
         return;
     }
-    char dir[PATH_MAX], file[PATH_MAX + 16], pid[32], preload[PATH_MAX + 32], cover[PATH_MAX + 160];
+    char dir[PATH_MAX], file[PATH_MAX + 16], pid[3][32], preload[PATH_MAX + 32], cover[PATH_MAX + 160], stop[256];
     snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
     ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
     snprintf(file, sizeof file, "%s/blob", dir);
-    struct live l;
-    live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, test_prog("fusecover"), "blob", test_prog("fusecover"),
-                              file, "heap"));
-    snprintf(pid, sizeof pid, "%d", (int)l.pid);
     snprintf(preload, sizeof preload, "set environment LD_PRELOAD=%s", test_prog("stillclock.so"));
-    snprintf(cover, sizeof cover, "shell echo cover >/proc/%s/fd/0; until grep -q /blob /proc/%s/maps; do sleep 0.1; done",
-             pid, pid);
-    struct run one;
-    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", "gdb", "-batch", "-nx", "-ex", preload, "-ex",
-                         "break afx_count_target_arenas", "-ex", "run", "-ex", cover, "-ex", "continue", "--args",
-                         cli(), "inspect", "--no-probe", pid));
-    live_stop(&l);
+    struct run r[3];
+    for (int i = 0; i < 3; i++) {
+        const char *const modes[3][3] = { { pid[i], NULL }, { "--all", NULL }, { "--all", "--prometheus", NULL } };
+        struct live l;
+        live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, test_prog("fusecover"), "blob",
+                                  test_prog("fusecover"), file, "heap"));
+        snprintf(pid[i], sizeof pid[i], "%d", (int)l.pid);
+        snprintf(stop, sizeof stop, "break afx_count_target_arenas if $_streq(dir, \"/proc/%s\")", pid[i]);
+        snprintf(cover, sizeof cover,
+                 "shell echo cover >/proc/%s/fd/0; until grep -q /blob /proc/%s/maps; do sleep 0.1; done", pid[i],
+                 pid[i]);
+        run(&r[i], NULL, ARGV("timeout", "-s", "KILL", "100", "gdb", "-batch", "-nx", "-ex", preload, "-ex", stop,
+                              "-ex", "run", "-ex", cover, "-ex", "continue", "--args", cli(), "inspect",
+                              "--no-probe", modes[i][0], modes[i][1]));
+        live_stop(&l);
+    }
     rmdir(dir);
-    ck_assert_msg(WIFEXITED(one.status), "inspect hung: %#x", one.status);
-    char note[128];
-    snprintf(note, sizeof note, "verdict: cannot tell: reading /proc/%s/mem took longer than 2 s", pid);
-    ck_assert_msg(strstr(one.out, note) != NULL, "%s\n%s", one.out, one.err);
-    run_free(&one);
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(WIFEXITED(r[i].status), "inspect (%d of 3) hung: %#x", i + 1, r[i].status);
+    char note[128], row[64], series[64];
+    snprintf(note, sizeof note, "verdict: cannot tell: reading /proc/%s/mem took longer than 2 s", pid[0]);
+    snprintf(row, sizeof row, "\n%*s  cannot tell ", 7, pid[1]);
+    snprintf(series, sizeof series, "\narenafix_processes{verdict=\"cannot_tell\"} ");
+    ck_assert_msg(strstr(r[0].out, note) != NULL, "%s\n%s", r[0].out, r[0].err);
+    ck_assert_msg(strstr(r[1].out, row) != NULL, "process %s is not listed cannot tell: %s", pid[1], r[1].out);
+    const char *counted = strstr(r[2].out, series);
+    ck_assert_msg(counted != NULL && atol(counted + strlen(series)) >= 1, "%s", r[2].out);
+    for (int i = 0; i < 3; i++)
+        run_free(&r[i]);
 }
 END_TEST
 
