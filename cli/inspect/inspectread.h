@@ -49,9 +49,10 @@ struct afx_threads {
 bool afx_read_threads(long pid, long online, const struct afx_deadline *by, struct afx_threads *t);
 
 /* Arenas from the heap headers in DIR/mem: main's and one per first
- * heap (heaps.h).  -1 if the memory cannot be read (with *err the
- * errno of the open that failed, else 0, ETIME past the deadline), or
- * not all heaps were kept. */
+ * heap (heaps.h), read by a helper process (memreader.h).  -1 if the
+ * memory cannot be read (with *err the errno of the open that failed,
+ * else 0, ETIME past the deadline or when the helper was left asleep on
+ * a page a user serves), or not all heaps were kept. */
 long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const struct afx_deadline *by, int *err);
 
 /* The systemd unit it runs in (proccgroup.h) and the container
