@@ -13,6 +13,8 @@
 #include <linux/magic.h>
 #include <unistd.h>
 
+#include "proc/userfs.h"
+
 /* A file only root can have written: root's, and no one else's to write. */
 static bool root_only_file(const struct stat *st, char *why, size_t size)
 {
@@ -43,6 +45,23 @@ static bool root_only_dir(const struct stat *st, const char *where, char *why, s
     return false;
 }
 
+/* The file behind fd (O_PATH) is on a file system the kernel serves
+ * itself, by its device as the kernel holds it (a statx that asks no
+ * FUSE server): else false, with why naming where. */
+static bool kernel_served(const struct afx_proc_root *pr, int fd, const char *where, char *why, size_t size)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &sx) != 0) {
+        snprintf(why, size, "cannot read %s: %s", where, strerror(errno));
+        return false;
+    }
+    enum afx_fs_server s = afx_fs_server(pr->pid, sx.stx_dev_major, sx.stx_dev_minor);
+    if (s == AFX_FS_KERNEL)
+        return true;
+    snprintf(why, size, "%s is %s", where, afx_user_fs_note(s == AFX_FS_USER ? AFX_ERR_USER_FS : AFX_ERR_UNSEEN_FS));
+    return false;
+}
+
 /* The identity of a namespace file. */
 static bool same_ns(int a, const char *b)
 {
@@ -53,7 +72,7 @@ static bool same_ns(int a, const char *b)
 /* Walk path from root without following links, each directory root's
  * alone; the last component's status into *last.  False with why set;
  * *absent when a component is missing. */
-static bool walk(int root, const char *path, struct stat *last, bool *absent, char *why, size_t size)
+static bool walk(const struct afx_proc_root *pr, const char *path, struct stat *last, bool *absent, char *why, size_t size)
 {
     char where[PATH_MAX];
     struct stat st;
@@ -62,7 +81,7 @@ static bool walk(int root, const char *path, struct stat *last, bool *absent, ch
         snprintf(why, size, "mapped from no path in its root");
         return false;
     }
-    int dir = dup(root);
+    int dir = dup(pr->root);
     if (dir < 0) {
         snprintf(why, size, "cannot open its root directory: %s", strerror(errno));
         return false;
@@ -70,6 +89,8 @@ static bool walk(int root, const char *path, struct stat *last, bool *absent, ch
     snprintf(where, sizeof where, "/");
     const char *p = path;
     for (;;) {
+        if (!kernel_served(pr, dir, where, why, size))
+            break;
         if (fstat(dir, &st) != 0) {
             snprintf(why, size, "cannot read %s: %s", where, strerror(errno));
             break;
@@ -102,6 +123,8 @@ static bool walk(int root, const char *path, struct stat *last, bool *absent, ch
         p += n;
         if (!is_last)
             continue;
+        if (!kernel_served(pr, dir, where, why, size))
+            break;
         bool ok = fstat(dir, last) == 0;
         if (!ok)
             snprintf(why, size, "cannot read %s: %s", where, strerror(errno));
@@ -116,6 +139,7 @@ bool afx_proc_root_open(long pid, struct afx_proc_root *pr, char *why, size_t si
 {
     char path[64];
     pr->mnt = -1;
+    pr->pid = pid;
     pr->prefix[0] = '\0';
     afx_proc_path(path, sizeof path, pid, "/root");
     pr->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -168,6 +192,8 @@ bool afx_root_trusted(const struct afx_proc_root *pr, char *why, size_t size)
     bool absent;
     if (!mounts_root_only(pr->mnt, why, size))
         return false;
+    if (!kernel_served(pr, pr->root, "its root directory", why, size))
+        return false;
     if (fstat(pr->root, &st) != 0) {
         snprintf(why, size, "cannot read its root directory: %s", strerror(errno));
         return false;
@@ -175,14 +201,16 @@ bool afx_root_trusted(const struct afx_proc_root *pr, char *why, size_t size)
     if (!root_only_dir(&st, "/", why, size))
         return false;
     int proc = openat(pr->root, "proc", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-    bool procfs = proc >= 0 && fstatfs(proc, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+    char unused[8];
+    bool procfs = proc >= 0 && kernel_served(pr, proc, "/proc", unused, sizeof unused) && fstatfs(proc, &fs) == 0
+                  && fs.f_type == PROC_SUPER_MAGIC;
     if (proc >= 0)
         close(proc);
     if (!procfs) {
         snprintf(why, size, "its /proc is not the kernel's");
         return false;
     }
-    if (walk(pr->root, "/etc/ld.so.preload", &st, &absent, why, size)) {
+    if (walk(pr, "/etc/ld.so.preload", &st, &absent, why, size)) {
         char what[160];
         if (root_only_file(&st, what, sizeof what))
             return true;
@@ -204,7 +232,7 @@ bool afx_glibc_trusted(const struct afx_proc_root *pr, const struct afx_mapping 
         snprintf(why, size, "cannot read it: %s", strerror(errno));
         return false;
     }
-    if (!root_only_file(&st, why, size) || !walk(pr->root, path, &named, &absent, why, size))
+    if (!root_only_file(&st, why, size) || !walk(pr, path, &named, &absent, why, size))
         return false;
     if (named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
         snprintf(why, size, "%s names another file than the one it maps (replaced since it was mapped)", path);

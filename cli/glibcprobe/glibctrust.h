@@ -16,6 +16,7 @@
  * ones, however the process changes its root meanwhile (chroot in a
  * user namespace of its own). */
 struct afx_proc_root {
+    long pid;                   /* whose mounts name a file system (userfs.h) */
     int root;                   /* O_PATH, its root directory */
     int mnt;                    /* its mount namespace */
     char prefix[PATH_MAX];      /* that root as our root sees it ("" for /) */
@@ -40,7 +41,12 @@ bool afx_root_trusted(const struct afx_proc_root *pr, char *why, size_t size);
  * (device and inode), and every directory on the way is root's and
  * writable by no one else (no exception for sticky directories: anyone
  * may add a name there).  Otherwise false, with why ("owned by uid
- * 1000") naming the first thing that failed. */
+ * 1000") naming the first thing that failed.  Nothing on a file system
+ * a user serves (FUSE, userfs.h) is looked at or looked up in: each
+ * directory's and file's file system is found from what the kernel
+ * holds before it is stat'ed or walked, as are its root's and /proc's
+ * (afx_root_trusted): a stat or a lookup there waits on that user's
+ * program, which need never answer. */
 bool afx_glibc_trusted(const struct afx_proc_root *pr, const struct afx_mapping *m, int fd, char *why, size_t size);
 
 #endif

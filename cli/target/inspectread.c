@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "memreader.h"
 #include "proc/heaps.h"
 #include "proc/procstatus.h"
 #include "readfile.h"
@@ -124,23 +125,24 @@ long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const st
         *err = errno;
         return -1;
     }
+    if (m->kept == 0) {
+        close(fd);
+        return 1;       /* the main arena alone */
+    }
+    /* Read by a helper this process can leave asleep (memreader.h). */
+    unsigned long *words = malloc((size_t)m->kept * AFX_MEM_WORDS * sizeof *words);
+    long got = words != NULL ? afx_mem_read_words(fd, m->heap_at, (size_t)m->kept, words, by) : -1;
+    if (got < 0)
+        *err = errno == ETIME ? ETIME : 0;
+    close(fd);
     long first = 0;
-    for (long i = 0; i < m->kept; i++) {
-        unsigned long words[4];
-        if (afx_deadline_passed(by)) {
-            close(fd);
-            *err = ETIME;
-            return -1;
-        }
-        if (pread(fd, words, sizeof words, (off_t)m->heap_at[i]) != (ssize_t)sizeof words) {
-            close(fd);
-            return -1;
-        }
-        struct afx_heap_header h = { words[0], words[1], words[2], words[3] };
+    for (long i = 0; got == m->kept && i < m->kept; i++) {
+        const unsigned long *w = &words[i * AFX_MEM_WORDS];
+        struct afx_heap_header h = { w[0], w[1], w[2], w[3] };
         first += afx_heap_is_first(&h, m->heap_at[i], m->heap_rw[i]);
     }
-    close(fd);
-    return first + 1;   /* and the main arena */
+    free(words);
+    return got == m->kept ? first + 1 : -1;   /* and the main arena */
 }
 
 void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env_facts *env)

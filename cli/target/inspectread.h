@@ -22,11 +22,9 @@
  * second, where a whole map can be 256 MiB. */
 #define AFX_MAPS_READ_MAX (8L << 20)
 
-/* What inspect spends reading one process, however slow the kernel is to
- * write what it shows (its thousands of threads' status, say): a real
- * process takes milliseconds, and a scan of a host stays within the
- * minutes a timer allows it however many such processes a user runs. */
-#define AFX_READ_SECONDS 2
+/* AFX_READ_SECONDS, what inspect spends reading one process, is
+ * memreader.h's: the helper that reads its memory keeps to it too. */
+#include "memreader.h"
 
 /* When a process's main thread has exited (pthread_exit in main) while
  * others run on, its /proc/PID/maps, mem, environ and auxv are empty:
@@ -49,9 +47,10 @@ struct afx_threads {
 bool afx_read_threads(long pid, long online, const struct afx_deadline *by, struct afx_threads *t);
 
 /* Arenas from the heap headers in DIR/mem: main's and one per first
- * heap (heaps.h).  -1 if the memory cannot be read (with *err the
- * errno of the open that failed, else 0, ETIME past the deadline), or
- * not all heaps were kept. */
+ * heap (heaps.h), read by a helper process (memreader.h).  -1 if the
+ * memory cannot be read (with *err the errno of the open that failed,
+ * else 0, ETIME past the deadline or when the helper was left asleep on
+ * a page a user serves), or not all heaps were kept. */
 long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const struct afx_deadline *by, int *err);
 
 /* The systemd unit it runs in (proccgroup.h) and the container

@@ -55,6 +55,11 @@ $(B)/test/hostile: test/cli/hostile.c | $(B)/test
 $(B)/test/fuseserve: test/cli/fuseserve.c | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
 
+# A process whose environment pages are a user's FUSE file or a
+# userfaultfd's (test_hostile.c).
+$(B)/test/fusecover: test/cli/fusecover.c | $(B)/test
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<
+
 # A command run where O_TMPFILE is not supported, or a write fails, for
 # --output.
 $(B)/test/sysfail: test/cli/sysfail.c | $(B)/test
@@ -83,7 +88,7 @@ $(B)/fuzz/fuzz_engines: cli/proc/enginestate.c cli/proc/enginestate.h
 
 .PHONY: check-cli
 CHECK_SUITES += check-cli
-CLI_CHECK_NEEDS = $(CLI_BIN) $(RUNTIME_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile $(B)/test/fuseserve \
+CLI_CHECK_NEEDS = $(CLI_BIN) $(RUNTIME_BIN) $(SHIM_LIB) $(B)/test/pinned $(B)/test/cli-static $(B)/test/arenawait $(B)/test/hostile $(B)/test/fuseserve $(B)/test/fusecover \
            $(B)/test/sysfail $(B)/test/fixedrandom.so $(B)/test/stillclock.so $(B)/real/countarenas.so $(B)/test/cli-tests \
            $(B)/test/muslwait $(B)/test/arenawait-static $(B)/test/arenawait-static-affected
 check-cli: $(CLI_CHECK_NEEDS)

@@ -5,13 +5,18 @@
  * serve one (allow_other: where /etc/fuse.conf has user_allow_other);
  * and runs CMD, which may map that file.  A request of CMD's process is
  * answered; one of any other process (a scan reading the file) never
- * is, as a server that stalls.  The server ends with CMD. */
+ * is, as a server that stalls.  The server ends with CMD.
+ *
+ * "fuseserve --bind DIR FILE NAME CMD..." then mounts FILE itself over
+ * DIR/NAME: a file the kernel serves, whose path goes through the
+ * user's directory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/fuse.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,8 +152,13 @@ static void serve(void)
 int main(int argc, char **argv)
 {
     char opts[256];
+    bool bind = argc > 1 && strcmp(argv[1], "--bind") == 0;
+    if (bind) {
+        argv++;
+        argc--;
+    }
     if (argc < 5) {
-        fprintf(stderr, "usage: fuseserve DIR FILE NAME CMD...\n");
+        fprintf(stderr, "usage: fuseserve [--bind] DIR FILE NAME CMD...\n");
         return 2;
     }
     if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -176,6 +186,12 @@ int main(int argc, char **argv)
         serve();
     }
     close(dev);
+    if (bind) {
+        char target[4096];
+        snprintf(target, sizeof target, "%s/%s", argv[1], name);
+        if (mount(argv[2], target, NULL, MS_BIND, NULL) != 0)
+            die("bind mount");
+    }
     execvp(argv[4], argv + 4);
     die(argv[4]);
 }

@@ -1,6 +1,8 @@
 /* The command's readers of what a process controls (its name, maps,
  * status, environment, memory), called directly with hostile input,
  * and the judgements made from them. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -17,6 +19,8 @@
 #include "proc/procmaps.h"
 #include "proc/procstatus.h"
 #include "target/verdict.h"
+#include "target/inspectread.h"
+#include "target/memreader.h"
 
 static char *quoted(const char *s)
 {
@@ -576,6 +580,222 @@ START_TEST(a_program_a_user_serves_holds_no_scan)
 }
 END_TEST
 
+/* env_start of process pid (field 50 of its stat), 0 if unread. */
+static unsigned long env_start_of(pid_t pid)
+{
+    char path[64], text[4096];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f != NULL ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    text[n] = '\0';
+    char *p = strrchr(text, ')');
+    for (int field = 2; field < 50 && p != NULL; field++)
+        p = strchr(p + 1, ' ');
+    return p != NULL ? strtoul(p + 1, NULL, 10) : 0;
+}
+
+/* A padding variable of some pages, so that whole pages of the
+ * environment block hold nothing else (fusecover.c). */
+static const char *env_padding(void)
+{
+    static char pad[5 * 4096];
+    if (pad[0] == '\0') {
+        memset(pad, 'x', sizeof pad - 1);
+        memcpy(pad, "PAD=", 4);
+    }
+    return pad;
+}
+
+/* The same user's server: a process maps a file of it over pages of
+ * its memory (its environment's, fusecover), as it could between the
+ * scan's read of its maps and of its heap headers.  The reader of
+ * /proc/PID/mem gives up on that page after its budget (ETIME), where a
+ * pread of it waited for ever and, once the server had taken the
+ * request, even SIGKILL did not end it; the anonymous page below is
+ * read, by the same helper.  inspect PID, --all and --prometheus
+ * finish with that process there (the kernel reads environ from
+ * anonymous memory only, which they rely on). */
+START_TEST(memory_a_user_serves_holds_no_read)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], file[PATH_MAX + 16], path[64], pid[32];
+    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(file, sizeof file, "%s/blob", dir);
+    struct live l;
+    const char *env[] = { env_padding(), NULL };
+    live_start_env(&l, NULL, env, ARGV(test_prog("fuseserve"), dir, test_prog("fusecover"), "blob",
+                                       test_prog("fusecover"), file));
+    unsigned long start = env_start_of(l.pid), page = (unsigned long)sysconf(_SC_PAGESIZE);
+    unsigned long at[2] = { start, (start + page - 1) & ~(page - 1) };
+    unsigned long words[2 * AFX_MEM_WORDS];
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)l.pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ck_assert_msg(fd >= 0 && start != 0, "%s: %s", path, strerror(errno));
+    struct afx_deadline by;
+    afx_deadline_in(&by, AFX_READ_SECONDS);
+    long anon = afx_mem_read_words(fd, at, 1, words, &by);
+    char environ_path[64], first[sizeof words / 2];
+    snprintf(environ_path, sizeof environ_path, "/proc/%d/environ", (int)l.pid);
+    FILE *e = fopen(environ_path, "r");
+    ck_assert(e != NULL && fread(first, 1, sizeof first, e) == sizeof first);
+    fclose(e);
+    ck_assert_msg(anon == 1 && memcmp(words, first, sizeof first) == 0, "read %ld of its environment's first page",
+                  anon);
+    afx_deadline_in(&by, AFX_READ_SECONDS);
+    errno = 0;
+    long served = afx_mem_read_words(fd, at, 2, words, &by);
+    int err = errno;
+    close(fd);
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    struct run one, all, prom;
+    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+    run(&all, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all", "--json"));
+    run(&prom, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all", "--prometheus"));
+    live_stop(&l);
+    rmdir(dir);
+    ck_assert_msg(served == -1 && err == ETIME, "a page a user serves: %ld read, errno %d", served, err);
+    ck_assert_msg(WIFEXITED(one.status) && WIFEXITED(all.status) && WIFEXITED(prom.status),
+                  "inspect hung: %#x %#x %#x", one.status, all.status, prom.status);
+    char key[64];
+    snprintf(key, sizeof key, "\"pid\":%s,", pid);
+    ck_assert_msg(strstr(one.out, "fusecover") != NULL && strstr(all.out, key) != NULL, "%s\n%s", one.out, all.out);
+    run_free(&one);
+    run_free(&all);
+    run_free(&prom);
+}
+END_TEST
+
+/* A process remaps a file of the user's server over its heap's header
+ * after inspect read its maps (fusecover heap, told to by gdb, which
+ * holds inspect at afx_count_target_arenas for that process until the
+ * maps show it).  inspect's clock stands still (stillclock.so: its
+ * deadline never passes, nor can a stopped clock make it wait for
+ * ever); gdb stops for that process alone.  inspect PID, --all and
+ * --prometheus (a process each: the reader left asleep holds its memory
+ * map) each count it "cannot tell", having not read that memory, and
+ * finish.  Before, their pread waited on the server for ever. */
+START_TEST(memory_remapped_after_maps_holds_no_read)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0 || access("/usr/bin/gdb", X_OK) != 0) {
+        printf("SKIP %s: needs root, /dev/fuse and gdb\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], file[PATH_MAX + 16], pid[3][32], preload[PATH_MAX + 32], cover[PATH_MAX + 160], stop[256];
+    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(file, sizeof file, "%s/blob", dir);
+    snprintf(preload, sizeof preload, "set environment LD_PRELOAD=%s", test_prog("stillclock.so"));
+    struct run r[3];
+    for (int i = 0; i < 3; i++) {
+        const char *const modes[3][3] = { { pid[i], NULL }, { "--all", NULL }, { "--all", "--prometheus", NULL } };
+        struct live l;
+        live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, test_prog("fusecover"), "blob",
+                                  test_prog("fusecover"), file, "heap"));
+        snprintf(pid[i], sizeof pid[i], "%d", (int)l.pid);
+        snprintf(stop, sizeof stop, "break afx_count_target_arenas if $_streq(dir, \"/proc/%s\")", pid[i]);
+        snprintf(cover, sizeof cover,
+                 "shell echo cover >/proc/%s/fd/0; until grep -q /blob /proc/%s/maps; do sleep 0.1; done", pid[i],
+                 pid[i]);
+        run(&r[i], NULL, ARGV("timeout", "-s", "KILL", "100", "gdb", "-batch", "-nx", "-ex", preload, "-ex", stop,
+                              "-ex", "run", "-ex", cover, "-ex", "continue", "--args", cli(), "inspect",
+                              "--no-probe", modes[i][0], modes[i][1]));
+        live_stop(&l);
+    }
+    rmdir(dir);
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(WIFEXITED(r[i].status), "inspect (%d of 3) hung: %#x", i + 1, r[i].status);
+    char note[128], row[64], series[64];
+    snprintf(note, sizeof note, "verdict: cannot tell: reading /proc/%s/mem took longer than 2 s", pid[0]);
+    snprintf(row, sizeof row, "\n%*s  cannot tell ", 7, pid[1]);
+    snprintf(series, sizeof series, "\narenafix_processes{verdict=\"cannot_tell\"} ");
+    ck_assert_msg(strstr(r[0].out, note) != NULL, "%s\n%s", r[0].out, r[0].err);
+    ck_assert_msg(strstr(r[1].out, row) != NULL, "process %s is not listed cannot tell: %s", pid[1], r[1].out);
+    const char *counted = strstr(r[2].out, series);
+    ck_assert_msg(counted != NULL && atol(counted + strlen(series)) >= 1, "%s", r[2].out);
+    for (int i = 0; i < 3; i++)
+        run_free(&r[i]);
+}
+END_TEST
+
+/* Its pages registered with a userfaultfd it never answers (fusecover
+ * uffd, as root: the host may deny users one): a read from another
+ * process fails at once rather than wait, and the scan finishes. */
+START_TEST(memory_a_userfaultfd_holds_no_read)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP %s: needs root\n", __func__);
+        return;
+    }
+    char pid[32];
+    struct live l;
+    const char *env[] = { env_padding(), NULL };
+    live_start_env(&l, NULL, env, ARGV(test_prog("fusecover"), "uffd"));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    struct run one, all;
+    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+    run(&all, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all", "--json"));
+    live_stop(&l);
+    ck_assert_msg(WIFEXITED(one.status) && WIFEXITED(all.status), "inspect hung: %#x %#x", one.status, all.status);
+    char key[64];
+    snprintf(key, sizeof key, "\"pid\":%s,", pid);
+    ck_assert_msg(strstr(one.out, "fusecover") != NULL && strstr(all.out, key) != NULL, "%s\n%s", one.out, all.out);
+    run_free(&one);
+    run_free(&all);
+}
+END_TEST
+
+/* The libc of a hit process is the kernel's file (the affected glibc,
+ * mounted over a name in the user's file system: fuseserve --bind), at
+ * a path through the user's directory.  The probe's trust walk, which
+ * looked up and stat'ed each directory, stops at that one and says why:
+ * nothing of it is run, and inspect PID finishes.  Before, it waited on
+ * the server for ever (137). */
+START_TEST(a_directory_a_user_serves_holds_no_probe)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL || skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], libc[PATH_MAX + 16], path[2 * PATH_MAX + 2], pid[32];
+    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(libc, sizeof libc, "%s/libc.so.6", g);
+    snprintf(path, sizeof path, "%s:%s", dir, g);
+    struct live l;
+    live_start(&l, NULL, ARGV(test_prog("fuseserve"), "--bind", dir, libc, "libc.so.6", affected_loader(g),
+                              "--library-path", path, test_prog("arenawait"), "30", "pinned"));
+    ck_assert_int_eq(l.arenas, 9);
+    /* Past the attributes' and names' second of validity: the walk's
+     * stat and lookup go to the server. */
+    sleep(2);
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    struct run one;
+    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+    live_stop(&l);
+    rmdir(dir);
+    ck_assert_status(&one, 3);
+    char note[PATH_MAX + 64];
+    snprintf(note, sizeof note, "%s is served by a user's FUSE file system", dir);
+    ck_assert_msg(strstr(one.out, note) != NULL && strstr(one.out, "arenas, counted:    9") != NULL, "%s", one.out);
+    run_free(&one);
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile input");
@@ -601,6 +821,10 @@ Suite *hostile_suite(void)
     TCase *served = tcase_create("user-served files");
     tcase_add_test(served, a_file_a_user_serves_holds_no_scan);
     tcase_add_test(served, a_program_a_user_serves_holds_no_scan);
+    tcase_add_test(served, memory_a_user_serves_holds_no_read);
+    tcase_add_test(served, memory_remapped_after_maps_holds_no_read);
+    tcase_add_test(served, memory_a_userfaultfd_holds_no_read);
+    tcase_add_test(served, a_directory_a_user_serves_holds_no_probe);
     tcase_set_timeout(served, 360);
     suite_add_tcase(s, served);
     return s;

@@ -1,0 +1,261 @@
+#include "memreader.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "proc/procmaps.h"
+#include "readfile.h"
+
+/* Addresses asked for at once: a process's heaps, as the maps keep them. */
+#define BATCH AFX_MAX_HEAPS
+/* How often a helper past its budget is looked at: abandoned once it
+ * has slept a whole slice, using no CPU. */
+#define SLICE_MS 100
+
+/* Shared with the helper (MAP_SHARED, its own for each helper: one
+ * abandoned may still write to its own when it wakes). */
+struct shared {
+    size_t count;               /* addresses in at[] */
+    bool has_by;
+    struct afx_deadline by;
+    long done;                  /* the helper's answer: read whole */
+    int err;                    /* ETIME if its deadline passed */
+    unsigned long at[BATCH];
+    unsigned long words[BATCH * AFX_MEM_WORDS];
+};
+
+static struct {
+    pid_t pid;                  /* 0: none started */
+    int sock;
+    struct shared *sh;
+} helper;
+
+/* ---- the helper --------------------------------------------------------- */
+
+/* Its one file descriptor, sent with each request. */
+static int received_fd(int sock)
+{
+    char byte, control[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { &byte, 1 };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                          .msg_controllen = sizeof control };
+    ssize_t n;
+    do
+        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0)
+        return -2;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS
+        || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
+
+static void close_all_but(int keep)
+{
+#ifdef SYS_close_range
+    if (keep > 0)
+        syscall(SYS_close_range, 0U, (unsigned)keep - 1, 0U);
+    syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
+#else
+    for (int fd = 0; fd < 1024; fd++)
+        if (fd != keep)
+            close(fd);
+#endif
+}
+
+/* Holds nothing but its socket: asleep on a user's file, it must keep
+ * no pipe of ours (the output a reader waits on) open.  Ends as its
+ * parent does, killed, with nothing to flush (and nothing of its own
+ * for a profiler to report). */
+static _Noreturn void serve(int sock, struct shared *sh, pid_t parent)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        raise(SIGKILL);
+    close_all_but(sock);
+    for (;;) {
+        int fd = received_fd(sock);
+        if (fd == -2)
+            raise(SIGKILL);
+        long done = 0;
+        int err = 0;
+        for (size_t i = 0; fd >= 0 && i < sh->count; i++) {
+            if (sh->has_by && afx_deadline_passed(&sh->by)) {
+                err = ETIME;
+                break;
+            }
+            size_t size = AFX_MEM_WORDS * sizeof(unsigned long);
+            if (pread(fd, &sh->words[i * AFX_MEM_WORDS], size, (off_t)sh->at[i]) != (ssize_t)size)
+                break;
+            done++;
+        }
+        if (fd >= 0)
+            close(fd);
+        sh->done = done;
+        sh->err = err;
+        if (send(sock, "", 1, MSG_NOSIGNAL) != 1)
+            raise(SIGKILL);
+    }
+}
+
+/* ---- its parent's side -------------------------------------------------- */
+
+static bool start(void)
+{
+    int sv[2];
+    struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED)
+        return false;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        munmap(sh, sizeof *sh);
+        return false;
+    }
+    pid_t parent = getpid(), pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        serve(sv[1], sh, parent);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        munmap(sh, sizeof *sh);
+        return false;
+    }
+    helper.pid = pid;
+    helper.sock = sv[0];
+    helper.sh = sh;
+    return true;
+}
+
+/* Killed and forgotten, never waited for: asleep on a user's file it
+ * may not end until that file system's program answers. */
+static void abandon(void)
+{
+    kill(helper.pid, SIGKILL);
+    close(helper.sock);
+    munmap(helper.sh, sizeof *helper.sh);
+    helper.pid = 0;
+}
+
+static bool send_fd(int fd)
+{
+    char control[CMSG_SPACE(sizeof(int))] = { 0 };
+    struct iovec iov = { "", 1 };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                          .msg_controllen = sizeof control };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    return sendmsg(helper.sock, &msg, MSG_NOSIGNAL) == 1;
+}
+
+struct sample {
+    bool asleep;                /* S or D: waiting in the kernel */
+    unsigned long long cpu;     /* utime + stime */
+};
+
+/* The helper's state and CPU time, from its stat; false if unread. */
+static bool sample(struct sample *s)
+{
+    char path[64];
+    afx_proc_path(path, sizeof path, helper.pid, "/stat");
+    char *text = afx_slurp_max(path, 4096, NULL, NULL);
+    char *p = text != NULL ? strrchr(text, ')') : NULL;
+    unsigned long long utime, stime;
+    char state;
+    /* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
+    bool ok = p != NULL
+              && sscanf(p, ") %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &utime, &stime) == 3;
+    if (ok)
+        *s = (struct sample){ state == 'S' || state == 'D', utime + stime };
+    free(text);
+    return ok;
+}
+
+/* Milliseconds left to by: AFX_READ_SECONDS without one, 0 past it. */
+static int budget_ms(const struct afx_deadline *by)
+{
+    long ms = AFX_READ_SECONDS * 1000L;
+    if (by != NULL) {
+        struct afx_deadline now;
+        afx_deadline_in(&now, 0);
+        long left = (long)(by->at.tv_sec - now.at.tv_sec) * 1000L + (by->at.tv_nsec - now.at.tv_nsec) / 1000000L;
+        ms = left < 0 ? 0 : left < ms ? left : ms;
+    }
+    return (int)ms;
+}
+
+/* True once the helper has answered.  Its budget is measured by the
+ * kernel's timer, not by a clock this command reads (which a profiler's
+ * run may stop); past it, the helper is given up only if it sleeps in
+ * the kernel a whole slice through: one at work, or waiting for a CPU,
+ * however slow, is waited for. */
+static bool answered(const struct afx_deadline *by)
+{
+    struct pollfd p = { .fd = helper.sock, .events = POLLIN };
+    if (poll(&p, 1, budget_ms(by)) > 0)
+        return true;
+    for (;;) {
+        struct sample a, b;
+        if (!sample(&a))
+            return false;
+        if (poll(&p, 1, SLICE_MS) > 0)
+            return true;
+        if (!sample(&b) || (a.asleep && b.asleep && a.cpu == b.cpu))
+            return false;
+    }
+}
+
+long afx_mem_read_words(int fd, const unsigned long *at, size_t count, unsigned long *words,
+                        const struct afx_deadline *by)
+{
+    long total = 0;
+    for (size_t from = 0; from < count;) {
+        if (afx_deadline_passed(by)) {
+            errno = ETIME;
+            return -1;
+        }
+        if (helper.pid == 0 && !start())
+            return -1;
+        struct shared *sh = helper.sh;
+        size_t n = count - from < BATCH ? count - from : BATCH;
+        sh->count = n;
+        sh->has_by = by != NULL;
+        if (by != NULL)
+            sh->by = *by;
+        memcpy(sh->at, at + from, n * sizeof *at);
+        char byte;
+        bool sent = send_fd(fd), in_time = sent && answered(by);
+        if (!in_time || recv(helper.sock, &byte, 1, 0) != 1) {
+            /* Asleep past its budget, or gone. */
+            abandon();
+            errno = sent && !in_time ? ETIME : EIO;
+            return -1;
+        }
+        memcpy(words + from * AFX_MEM_WORDS, sh->words, (size_t)sh->done * AFX_MEM_WORDS * sizeof *words);
+        total += sh->done;
+        if (sh->err != 0) {
+            errno = sh->err;
+            return -1;
+        }
+        if ((size_t)sh->done < n)
+            break;
+        from += n;
+    }
+    return total;
+}
