@@ -104,6 +104,73 @@ static void cdi_specs(const struct afx_root *r, struct afx_container_fixes *f)
     }
 }
 
+/* The end of the JSON string that starts at p (its opening quote), or
+ * NULL if it does not end. */
+static const char *string_end(const char *p)
+{
+    for (p++; *p != '\0' && *p != '"'; p++)
+        if (*p == '\\' && p[1] != '\0')
+            p++;
+    return *p == '"' ? p : NULL;
+}
+
+/* A name docker accepts for a runtime, and a shell would not change. */
+static bool runtime_name(const char *p, size_t n, size_t size)
+{
+    if (n == 0 || n >= size)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')
+              || (i > 0 && strchr("_.-", p[i]) != NULL)))
+            return false;
+    return true;
+}
+
+/* The key of daemon.json's top-level "runtimes" whose entry's "path"
+ * is arenafix-runtime, into out: {"runtimes": {"NAME": {"path":
+ * "/usr/bin/arenafix-runtime"}}}. */
+static void docker_runtime(const char *text, char *out, size_t size)
+{
+    int depth = 0;
+    const char *last = NULL, *last_end = NULL;      /* the last string read */
+    const char *name = NULL, *name_end = NULL;      /* the runtime entry's key */
+    bool in_runtimes = false, after_path = false, runs_it = false;
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '"') {
+            const char *end = string_end(p);
+            if (end == NULL)
+                return;
+            if (depth == 3 && name != NULL && after_path
+                && memmem(p + 1, (size_t)(end - p - 1), "arenafix-runtime", 16) != NULL)
+                runs_it = true;
+            after_path = depth == 3 && name != NULL && end - p - 1 == 4 && memcmp(p + 1, "path", 4) == 0;
+            last = p + 1;
+            last_end = end;
+            p = end;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+            if (depth == 2)
+                in_runtimes = *p == '{' && last != NULL && last_end - last == 8 && memcmp(last, "runtimes", 8) == 0;
+            else if (depth == 3 && in_runtimes && *p == '{') {
+                name = last;
+                name_end = last_end;
+                runs_it = false;
+            }
+        } else if (*p == '}' || *p == ']') {
+            if (depth == 3 && name != NULL) {
+                if (runs_it && out[0] == '\0' && runtime_name(name, (size_t)(name_end - name), size))
+                    snprintf(out, size, "%.*s", (int)(name_end - name), name);
+                name = NULL;
+            }
+            if (depth == 2)
+                in_runtimes = false;
+            depth--;
+        } else if (*p != ':' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            after_path = after_path && *p != ',';
+        }
+    }
+}
+
 static void runtimes(const struct afx_root *r, struct afx_container_fixes *f)
 {
     for (size_t i = 0; i < sizeof runtime_configs / sizeof runtime_configs[0]; i++) {
@@ -111,6 +178,8 @@ static void runtimes(const struct afx_root *r, struct afx_container_fixes *f)
         /* runtime.conf is the shim's own; the engines' must name it. */
         if (text != NULL && (i == 2 || strstr(text, "arenafix-runtime") != NULL))
             snprintf(f->runtimes[f->nruntimes++], PATH_MAX, "%s", runtime_configs[i]);
+        if (text != NULL && i == 0)
+            docker_runtime(text, f->docker_runtime, sizeof f->docker_runtime);
         free(text);
     }
 }

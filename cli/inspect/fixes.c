@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "arenarule.h"
+#include "cli.h"
+#include "enable/containerfix.h"
 #include "escape.h"
 #include "library.h"
 #include "proc/userns.h"
@@ -227,6 +229,35 @@ static void print_container(const struct afx_fix *x, FILE *out)
     }
 }
 
+/* The shortest fix of a root's podman or docker container where this
+ * host has one installed, as arenafix status finds it: the OCI hook's
+ * hooks.d entry (one annotation), docker's runtime entry for
+ * arenafix-runtime (one --runtime).  False if none is. */
+static bool installed_fix(const struct afx_fix *x, FILE *out)
+{
+    static struct afx_container_fixes fixes;
+    static bool read;
+    if (!read) {
+        static struct afx_root root;
+        read = true;
+        /* This host's /: no message, whatever it finds. */
+        if (afx_root_open(&root, NULL, "inspect") == AFX_EXIT_OK) {
+            afx_container_fixes_read(&root, &fixes);
+            afx_root_close(&root);
+        }
+    }
+    if (strcmp(x->container.engine, "podman") == 0 && fixes.nhooks > 0) {
+        fprintf(out, "        --annotation io.arenafix.enable=true    (the OCI hook is installed: /%s)\n", fixes.hooks[0]);
+        return true;
+    }
+    if (strcmp(x->container.engine, "docker") == 0 && fixes.docker_runtime[0] != '\0') {
+        fprintf(out, "        --runtime %s    (arenafix-runtime, as /etc/docker/daemon.json names it)\n",
+                fixes.docker_runtime);
+        return true;
+    }
+    return false;
+}
+
 /* The containers root runs, or (rootless) those users run: root can
  * neither run a user's container again nor should: its engine, storage
  * and options are the user's. */
@@ -262,6 +293,8 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
         else if (!runs)
             fputs("        runtimeClassName: arenafix    (in the pod's spec, beside its containers, then the pod created "
                   "again: the RuntimeClass whose handler is the node's arenafix runtime)\n", out);
+        else if (!rootless && installed_fix(x, out))
+            ;
         else
             print_mount_fix(x, &lib, found, out);
     }
