@@ -53,6 +53,77 @@ static void log_of(const char *text, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)(end - p - 1), p + 1);
 }
 
+/* podman's configurations, in the order it reads them: a hooks_dir
+ * set in one replaces the default list. */
+static const char *const podman_confs[] = {
+    "usr/share/containers/containers.conf",
+    "etc/containers/containers.conf",
+};
+static const char *const podman_conf_dirs[] = {
+    "usr/share/containers/containers.conf.d",
+    "etc/containers/containers.conf.d",
+};
+
+/* Whether a containers.conf (text) leaves podman reading dir (absolute):
+ * it sets no hooks_dir, or names dir in the file that does. */
+static bool conf_keeps(const char *text, const char *dir)
+{
+    for (const char *p = text; (p = strstr(p, "hooks_dir")) != NULL; p += 9) {
+        const char *line = p;
+        while (line > text && line[-1] != '\n')
+            line--;
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (line != p)
+            continue;   /* a comment, or another key's value */
+        /* Its list, to the closing bracket. */
+        const char *end = strchr(p, ']');
+        char quoted[PATH_MAX + 2];
+        int n = snprintf(quoted, sizeof quoted, "\"%s\"", dir);
+        return end != NULL && memmem(p, (size_t)(end - p), quoted, (size_t)n) != NULL;
+    }
+    return true;
+}
+
+/* Whether podman, as root, reads the hooks.d entry at rel (under the
+ * default hooks directory): no containers.conf here, nor one in its
+ * drop-in directories, sets a hooks_dir that leaves that directory out. */
+static bool podman_reads(const struct afx_root *r, const char *rel)
+{
+    if (strncmp(rel, hook_dirs[0], strlen(hook_dirs[0])) != 0)
+        return false;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "/%s", hook_dirs[0]);
+    bool keeps = true;
+    for (size_t i = 0; keeps && i < sizeof podman_confs / sizeof podman_confs[0]; i++) {
+        char *text = read_text(r, podman_confs[i], MAX_CONFIG, NULL);
+        keeps = text == NULL || conf_keeps(text, dir);
+        free(text);
+    }
+    for (size_t i = 0; keeps && i < sizeof podman_conf_dirs / sizeof podman_conf_dirs[0]; i++) {
+        int fd = afx_root_opendir(r, podman_conf_dirs[i]);
+        if (fd < 0)
+            continue;
+        DIR *d = fdopendir(fd);
+        if (d == NULL) {
+            close(fd);
+            continue;
+        }
+        for (struct dirent *e; keeps && (e = readdir(d)) != NULL;) {
+            char conf[PATH_MAX];
+            size_t n = strlen(e->d_name);
+            if (e->d_name[0] == '.' || n < 6 || strcmp(e->d_name + n - 5, ".conf") != 0
+                || (size_t)snprintf(conf, sizeof conf, "%s/%s", podman_conf_dirs[i], e->d_name) >= sizeof conf)
+                continue;
+            char *text = read_text(r, conf, MAX_CONFIG, NULL);
+            keeps = text == NULL || conf_keeps(text, dir);
+            free(text);
+        }
+        closedir(d);
+    }
+    return keeps;
+}
+
 static void hooks(const struct afx_root *r, struct afx_container_fixes *f)
 {
     for (size_t i = 0; i < sizeof hook_dirs / sizeof hook_dirs[0] && f->nhooks < AFX_FIX_MAX; i++) {
@@ -63,6 +134,8 @@ static void hooks(const struct afx_root *r, struct afx_container_fixes *f)
             continue;
         if (strstr(text, "\"oci-hook\"") != NULL) {
             snprintf(f->hooks[f->nhooks++], PATH_MAX, "%s", rel);
+            if (f->podman_hook[0] == '\0' && strstr(text, "io\\\\.arenafix\\\\.enable") != NULL && podman_reads(r, rel))
+                snprintf(f->podman_hook, sizeof f->podman_hook, "%s", rel);
             if (f->log[0] == '\0')
                 log_of(text, f->log, sizeof f->log);
         }

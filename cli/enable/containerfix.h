@@ -25,6 +25,10 @@ struct afx_container_fixes {
     /* The name docker's daemon.json gives arenafix-runtime in its
      * "runtimes" ("" if none): docker run --runtime NAME. */
     char docker_runtime[64];
+    /* The hooks.d entry a rootful podman here runs ("" if none): one
+     * in the directory podman reads by default, which no
+     * containers.conf replaces with a list that does not name it. */
+    char podman_hook[PATH_MAX];
     /* The hook's log: the first hooks.d entry's --log, else the
      * package's default; whether it exists, its lines, its last one. */
     char log[PATH_MAX];

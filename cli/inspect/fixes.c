@@ -229,11 +229,9 @@ static void print_container(const struct afx_fix *x, FILE *out)
     }
 }
 
-/* The shortest fix of a root's podman or docker container where this
- * host has one installed, as arenafix status finds it: the OCI hook's
- * hooks.d entry (one annotation), docker's runtime entry for
- * arenafix-runtime (one --runtime).  False if none is. */
-static bool installed_fix(const struct afx_fix *x, FILE *out)
+/* What this host has installed for containers, as arenafix status finds
+ * it, read once. */
+static const struct afx_container_fixes *installed(void)
 {
     static struct afx_container_fixes fixes;
     static bool read;
@@ -246,16 +244,25 @@ static bool installed_fix(const struct afx_fix *x, FILE *out)
             afx_root_close(&root);
         }
     }
-    if (strcmp(x->container.engine, "podman") == 0 && fixes.nhooks > 0) {
-        fprintf(out, "        --annotation io.arenafix.enable=true    (the OCI hook is installed: /%s)\n", fixes.hooks[0]);
-        return true;
+    return &fixes;
+}
+
+/* The one option that gives root's podman or docker container x the fix
+ * this host has installed, alone on its line (the line is the options
+ * to add, nothing else: the role's report and an operator's unit take
+ * it whole): the annotation the OCI hook podman runs acts on (it mounts
+ * the library it finds, so only where one was found), docker's runtime
+ * entry for arenafix-runtime.  NULL where none is. */
+static const char *installed_option(const struct afx_fix *x, bool found, char *buf, size_t size)
+{
+    const struct afx_container_fixes *fixes = installed();
+    if (strcmp(x->container.engine, "podman") == 0 && fixes->podman_hook[0] != '\0' && found)
+        return "--annotation io.arenafix.enable=true";
+    if (strcmp(x->container.engine, "docker") == 0 && fixes->docker_runtime[0] != '\0') {
+        snprintf(buf, size, "--runtime %.63s", fixes->docker_runtime);
+        return buf;
     }
-    if (strcmp(x->container.engine, "docker") == 0 && fixes.docker_runtime[0] != '\0') {
-        fprintf(out, "        --runtime %s    (arenafix-runtime, as /etc/docker/daemon.json names it)\n",
-                fixes.docker_runtime);
-        return true;
-    }
-    return false;
+    return NULL;
 }
 
 /* The containers root runs, or (rootless) those users run: root can
@@ -264,19 +271,30 @@ static bool installed_fix(const struct afx_fix *x, FILE *out)
 static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out)
 {
     static struct afx_library lib;
+    char buf[96];
+    const char *option;
     bool first = true, found = false;
     for (size_t i = 0; i < f->count; i++) {
         const struct afx_fix *x = &f->list[i];
         if (x->kind != FIX_CONTAINER || x->container.userns != rootless || seen_container(f, i))
             continue;
         if (first) {
-            fputs(rootless ? "fix the rootless containers: root cannot; each user named runs the container again, "
-                             "as that user, with these options added to its podman run (or docker run); a program "
-                             "in another sandbox (bubblewrap's, a browser's) is started again under arenafix CMD "
-                             "instead:\n"
-                           : "fix the containers: run each again (as root) with these options added to its podman run "
-                             "(or docker run; ctr run's for containerd's; a Kubernetes pod's, the line for its spec):\n", out);
             found = afx_find_library(&lib);
+            if (rootless)
+                fputs("fix the rootless containers: root cannot; each user named runs the container again, as that "
+                      "user, with these options added to its podman run (or docker run); a program in another "
+                      "sandbox (bubblewrap's, a browser's) is started again under arenafix CMD instead:\n", out);
+            else {
+                const struct afx_container_fixes *fixes = installed();
+                fputs("fix the containers: run each again (as root) with these options added to its podman run "
+                      "(or docker run; ctr run's for containerd's; a Kubernetes pod's, the line for its spec)", out);
+                if (fixes->podman_hook[0] != '\0' && found)
+                    fprintf(out, "; podman's annotation is the one the OCI hook installed here acts on (/%s)",
+                            fixes->podman_hook);
+                if (fixes->docker_runtime[0] != '\0')
+                    fputs("; docker's runtime is arenafix-runtime, as /etc/docker/daemon.json names it", out);
+                fputs(":\n", out);
+            }
         }
         first = false;
         print_container(x, out);
@@ -293,8 +311,8 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
         else if (!runs)
             fputs("        runtimeClassName: arenafix    (in the pod's spec, beside its containers, then the pod created "
                   "again: the RuntimeClass whose handler is the node's arenafix runtime)\n", out);
-        else if (!rootless && installed_fix(x, out))
-            ;
+        else if (!rootless && (option = installed_option(x, found, buf, sizeof buf)) != NULL)
+            fprintf(out, "        %s\n", option);
         else
             print_mount_fix(x, &lib, found, out);
     }
