@@ -1463,6 +1463,8 @@ static void inspect_with(struct run *r, const char *dir, const char *over, long 
 static bool inspect_container(const char *test, const char *rel, const char *dir, const char *over, struct run *with,
                               struct run *without)
 {
+    if (skip_emulated(test, EMULATED_PROC))
+        return false;
     const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(test, false)
                                                                             : cgroup_root(test, true);
     if (root == NULL)
@@ -1492,8 +1494,9 @@ static bool inspect_container(const char *test, const char *rel, const char *dir
 
 /* A docker container's process (its cgroup docker's scope) on a host
  * whose daemon.json names arenafix-runtime "afx": its fix is docker
- * run's one --runtime afx, not the library's mount; on a host without
- * that entry, the mount as before. */
+ * run's one --runtime afx, alone on its line (the options to add, which
+ * the role's report and a unit take whole), not the library's mount; on
+ * a host without that entry, the mount as before. */
 START_TEST(docker_container_fixed_by_its_runtime)
 {
     if (access("/etc/docker", F_OK) != 0) {
@@ -1518,8 +1521,10 @@ START_TEST(docker_container_fixed_by_its_runtime)
         return;
     const char *fix = strstr(with.out, "\nfix the containers:");
     ck_assert_msg(fix != NULL && strstr(fix, "\n    docker container ") != NULL
-                      && strstr(fix, "\n        --runtime afx    (arenafix-runtime, as /etc/docker/daemon.json names it)\n")
+                      && strstr(fix, "; docker's runtime is arenafix-runtime, as /etc/docker/daemon.json names it:\n")
                              != NULL
+                      /* The options alone on their line: what is added to the run command. */
+                      && strstr(fix, "\n        --runtime afx\n") != NULL
                       && strstr(fix, "\n        -v ") == NULL,
                   "%s", with.out);
     fix = strstr(without.out, "\nfix the containers:");
@@ -1532,7 +1537,10 @@ END_TEST
 
 /* A podman container's process (its cgroup podman's scope) on a host
  * where the package's hooks.d entry is installed: its fix is podman
- * run's one annotation, which that hook acts on; without the entry, the
+ * run's one annotation, which that hook acts on, alone on its line (the
+ * options to add, which the role's report and a unit take whole);
+ * without the entry, or with a containers.conf whose hooks_dir leaves
+ * the entry's directory out (podman would not run the hook), the
  * library's mount as before. */
 START_TEST(podman_container_fixed_by_the_hook)
 {
@@ -1547,22 +1555,38 @@ START_TEST(podman_container_fixed_by_the_hook)
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/oci/hooks.d' && cp '%s' '%s/oci/hooks.d/arenafix.json'", share, entry, share);
     ck_assert_int_eq(system(cmd), 0);
     snprintf(rel, sizeof rel, "afxtest-%d.slice/libpod-" CID ".scope", (int)getpid());
-    struct run with, without;
+    struct run with, without, elsewhere, empty;
     bool ran = inspect_container(__func__, rel, share, "/usr/share/containers", &with, &without);
+    /* podman's own containers.conf, there, naming hooks directories of
+     * its own: the default one is no longer read. */
+    snprintf(cmd, sizeof cmd, "%s/containers.conf", share);
+    FILE *conf = fopen(cmd, "w");
+    ck_assert(conf != NULL);
+    fputs("[engine]\n# hooks_dir = [\"/usr/share/containers/oci/hooks.d\"]\n"
+          "hooks_dir = [\n  \"/etc/containers/oci/hooks.d\",\n]\n", conf);
+    fclose(conf);
+    ran = ran && inspect_container(__func__, rel, share, "/usr/share/containers", &elsewhere, &empty);
     live_remove_tree(share);
     if (!ran)
         return;
     const char *fix = strstr(with.out, "\nfix the containers:");
     ck_assert_msg(fix != NULL && strstr(fix, "\n    podman container ") != NULL
-                      && strstr(fix, "\n        --annotation io.arenafix.enable=true    (the OCI hook is installed: "
-                                     "/usr/share/containers/oci/hooks.d/arenafix.json)\n") != NULL
+                      && strstr(fix, "; podman's annotation is the one the OCI hook installed here acts on "
+                                     "(/usr/share/containers/oci/hooks.d/arenafix.json):\n") != NULL
+                      && strstr(fix, "\n        --annotation io.arenafix.enable=true\n") != NULL
                       && strstr(fix, "\n        -v ") == NULL,
                   "%s", with.out);
     fix = strstr(without.out, "\nfix the containers:");
     ck_assert_msg(fix != NULL && strstr(fix, "--annotation") == NULL && strstr(fix, "\n        -v ") != NULL, "%s",
                   without.out);
+    fix = strstr(elsewhere.out, "\nfix the containers:");
+    ck_assert_msg(fix != NULL && strstr(fix, "--annotation") == NULL && strstr(fix, "OCI hook") == NULL
+                      && strstr(fix, "\n        -v ") != NULL,
+                  "%s", elsewhere.out);
     run_free(&with);
     run_free(&without);
+    run_free(&elsewhere);
+    run_free(&empty);
 }
 END_TEST
 
