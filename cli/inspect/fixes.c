@@ -265,6 +265,16 @@ static const char *installed_option(const struct afx_fix *x, bool found, char *b
     return NULL;
 }
 
+/* A container of engine's, root's, is listed. */
+static bool lists_engine(const struct afx_fixes *f, const char *engine)
+{
+    for (size_t i = 0; i < f->count; i++)
+        if (f->list[i].kind == FIX_CONTAINER && !f->list[i].container.userns
+            && strcmp(f->list[i].container.engine, engine) == 0)
+            return true;
+    return false;
+}
+
 /* The containers root runs, or (rootless) those users run: root can
  * neither run a user's container again nor should: its engine, storage
  * and options are the user's. */
@@ -288,10 +298,10 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
                 const struct afx_container_fixes *fixes = installed();
                 fputs("fix the containers: run each again (as root) with these options added to its podman run "
                       "(or docker run; ctr run's for containerd's; a Kubernetes pod's, the line for its spec)", out);
-                if (fixes->podman_hook[0] != '\0' && found)
+                if (fixes->podman_hook[0] != '\0' && found && lists_engine(f, "podman"))
                     fprintf(out, "; podman's annotation is the one the OCI hook installed here acts on (/%s)",
                             fixes->podman_hook);
-                if (fixes->docker_runtime[0] != '\0')
+                if (fixes->docker_runtime[0] != '\0' && lists_engine(f, "docker"))
                     fputs("; docker's runtime is arenafix-runtime, as /etc/docker/daemon.json names it", out);
                 fputs(":\n", out);
             }
