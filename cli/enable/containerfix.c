@@ -53,6 +53,77 @@ static void log_of(const char *text, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)(end - p - 1), p + 1);
 }
 
+/* podman's configurations, in the order it reads them: a hooks_dir
+ * set in one replaces the default list. */
+static const char *const podman_confs[] = {
+    "usr/share/containers/containers.conf",
+    "etc/containers/containers.conf",
+};
+static const char *const podman_conf_dirs[] = {
+    "usr/share/containers/containers.conf.d",
+    "etc/containers/containers.conf.d",
+};
+
+/* Whether a containers.conf (text) leaves podman reading dir (absolute):
+ * it sets no hooks_dir, or names dir in the file that does. */
+static bool conf_keeps(const char *text, const char *dir)
+{
+    for (const char *p = text; (p = strstr(p, "hooks_dir")) != NULL; p += 9) {
+        const char *line = p;
+        while (line > text && line[-1] != '\n')
+            line--;
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (line != p)
+            continue;   /* a comment, or another key's value */
+        /* Its list, to the closing bracket. */
+        const char *end = strchr(p, ']');
+        char quoted[PATH_MAX + 2];
+        int n = snprintf(quoted, sizeof quoted, "\"%s\"", dir);
+        return end != NULL && memmem(p, (size_t)(end - p), quoted, (size_t)n) != NULL;
+    }
+    return true;
+}
+
+/* Whether podman, as root, reads the hooks.d entry at rel (under the
+ * default hooks directory): no containers.conf here, nor one in its
+ * drop-in directories, sets a hooks_dir that leaves that directory out. */
+static bool podman_reads(const struct afx_root *r, const char *rel)
+{
+    if (strncmp(rel, hook_dirs[0], strlen(hook_dirs[0])) != 0)
+        return false;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "/%s", hook_dirs[0]);
+    bool keeps = true;
+    for (size_t i = 0; keeps && i < sizeof podman_confs / sizeof podman_confs[0]; i++) {
+        char *text = read_text(r, podman_confs[i], MAX_CONFIG, NULL);
+        keeps = text == NULL || conf_keeps(text, dir);
+        free(text);
+    }
+    for (size_t i = 0; keeps && i < sizeof podman_conf_dirs / sizeof podman_conf_dirs[0]; i++) {
+        int fd = afx_root_opendir(r, podman_conf_dirs[i]);
+        if (fd < 0)
+            continue;
+        DIR *d = fdopendir(fd);
+        if (d == NULL) {
+            close(fd);
+            continue;
+        }
+        for (struct dirent *e; keeps && (e = readdir(d)) != NULL;) {
+            char conf[PATH_MAX];
+            size_t n = strlen(e->d_name);
+            if (e->d_name[0] == '.' || n < 6 || strcmp(e->d_name + n - 5, ".conf") != 0
+                || (size_t)snprintf(conf, sizeof conf, "%s/%s", podman_conf_dirs[i], e->d_name) >= sizeof conf)
+                continue;
+            char *text = read_text(r, conf, MAX_CONFIG, NULL);
+            keeps = text == NULL || conf_keeps(text, dir);
+            free(text);
+        }
+        closedir(d);
+    }
+    return keeps;
+}
+
 static void hooks(const struct afx_root *r, struct afx_container_fixes *f)
 {
     for (size_t i = 0; i < sizeof hook_dirs / sizeof hook_dirs[0] && f->nhooks < AFX_FIX_MAX; i++) {
@@ -63,6 +134,8 @@ static void hooks(const struct afx_root *r, struct afx_container_fixes *f)
             continue;
         if (strstr(text, "\"oci-hook\"") != NULL) {
             snprintf(f->hooks[f->nhooks++], PATH_MAX, "%s", rel);
+            if (f->podman_hook[0] == '\0' && strstr(text, "io\\\\.arenafix\\\\.enable") != NULL && podman_reads(r, rel))
+                snprintf(f->podman_hook, sizeof f->podman_hook, "%s", rel);
             if (f->log[0] == '\0')
                 log_of(text, f->log, sizeof f->log);
         }
@@ -104,6 +177,73 @@ static void cdi_specs(const struct afx_root *r, struct afx_container_fixes *f)
     }
 }
 
+/* The end of the JSON string that starts at p (its opening quote), or
+ * NULL if it does not end. */
+static const char *string_end(const char *p)
+{
+    for (p++; *p != '\0' && *p != '"'; p++)
+        if (*p == '\\' && p[1] != '\0')
+            p++;
+    return *p == '"' ? p : NULL;
+}
+
+/* A name docker accepts for a runtime, and a shell would not change. */
+static bool runtime_name(const char *p, size_t n, size_t size)
+{
+    if (n == 0 || n >= size)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')
+              || (i > 0 && strchr("_.-", p[i]) != NULL)))
+            return false;
+    return true;
+}
+
+/* The key of daemon.json's top-level "runtimes" whose entry's "path"
+ * is arenafix-runtime, into out: {"runtimes": {"NAME": {"path":
+ * "/usr/bin/arenafix-runtime"}}}. */
+static void docker_runtime(const char *text, char *out, size_t size)
+{
+    int depth = 0;
+    const char *last = NULL, *last_end = NULL;      /* the last string read */
+    const char *name = NULL, *name_end = NULL;      /* the runtime entry's key */
+    bool in_runtimes = false, after_path = false, runs_it = false;
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '"') {
+            const char *end = string_end(p);
+            if (end == NULL)
+                return;
+            if (depth == 3 && name != NULL && after_path
+                && memmem(p + 1, (size_t)(end - p - 1), "arenafix-runtime", 16) != NULL)
+                runs_it = true;
+            after_path = depth == 3 && name != NULL && end - p - 1 == 4 && memcmp(p + 1, "path", 4) == 0;
+            last = p + 1;
+            last_end = end;
+            p = end;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+            if (depth == 2)
+                in_runtimes = *p == '{' && last != NULL && last_end - last == 8 && memcmp(last, "runtimes", 8) == 0;
+            else if (depth == 3 && in_runtimes && *p == '{') {
+                name = last;
+                name_end = last_end;
+                runs_it = false;
+            }
+        } else if (*p == '}' || *p == ']') {
+            if (depth == 3 && name != NULL) {
+                if (runs_it && out[0] == '\0' && runtime_name(name, (size_t)(name_end - name), size))
+                    snprintf(out, size, "%.*s", (int)(name_end - name), name);
+                name = NULL;
+            }
+            if (depth == 2)
+                in_runtimes = false;
+            depth--;
+        } else if (*p != ':' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            after_path = after_path && *p != ',';
+        }
+    }
+}
+
 static void runtimes(const struct afx_root *r, struct afx_container_fixes *f)
 {
     for (size_t i = 0; i < sizeof runtime_configs / sizeof runtime_configs[0]; i++) {
@@ -111,6 +251,8 @@ static void runtimes(const struct afx_root *r, struct afx_container_fixes *f)
         /* runtime.conf is the shim's own; the engines' must name it. */
         if (text != NULL && (i == 2 || strstr(text, "arenafix-runtime") != NULL))
             snprintf(f->runtimes[f->nruntimes++], PATH_MAX, "%s", runtime_configs[i]);
+        if (text != NULL && i == 0)
+            docker_runtime(text, f->docker_runtime, sizeof f->docker_runtime);
         free(text);
     }
 }

@@ -22,6 +22,13 @@ struct afx_container_fixes {
     size_t ncdi;
     char runtimes[AFX_FIX_MAX][PATH_MAX];
     size_t nruntimes;
+    /* The name docker's daemon.json gives arenafix-runtime in its
+     * "runtimes" ("" if none): docker run --runtime NAME. */
+    char docker_runtime[64];
+    /* The hooks.d entry a rootful podman here runs ("" if none): one
+     * in the directory podman reads by default, which no
+     * containers.conf replaces with a list that does not name it. */
+    char podman_hook[PATH_MAX];
     /* The hook's log: the first hooks.d entry's --log, else the
      * package's default; whether it exists, its lines, its last one. */
     char log[PATH_MAX];

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "arenarule.h"
+#include "cli.h"
+#include "enable/containerfix.h"
 #include "escape.h"
 #include "library.h"
 #include "proc/userns.h"
@@ -227,25 +229,82 @@ static void print_container(const struct afx_fix *x, FILE *out)
     }
 }
 
+/* What this host has installed for containers, as arenafix status finds
+ * it, read once. */
+static const struct afx_container_fixes *installed(void)
+{
+    static struct afx_container_fixes fixes;
+    static bool read;
+    if (!read) {
+        static struct afx_root root;
+        read = true;
+        /* This host's /: no message, whatever it finds. */
+        if (afx_root_open(&root, NULL, "inspect") == AFX_EXIT_OK) {
+            afx_container_fixes_read(&root, &fixes);
+            afx_root_close(&root);
+        }
+    }
+    return &fixes;
+}
+
+/* The one option that gives root's podman or docker container x the fix
+ * this host has installed, alone on its line (the line is the options
+ * to add, nothing else: the role's report and an operator's unit take
+ * it whole): the annotation the OCI hook podman runs acts on (it mounts
+ * the library it finds, so only where one was found), docker's runtime
+ * entry for arenafix-runtime.  NULL where none is. */
+static const char *installed_option(const struct afx_fix *x, bool found, char *buf, size_t size)
+{
+    const struct afx_container_fixes *fixes = installed();
+    if (strcmp(x->container.engine, "podman") == 0 && fixes->podman_hook[0] != '\0' && found)
+        return "--annotation io.arenafix.enable=true";
+    if (strcmp(x->container.engine, "docker") == 0 && fixes->docker_runtime[0] != '\0') {
+        snprintf(buf, size, "--runtime %.63s", fixes->docker_runtime);
+        return buf;
+    }
+    return NULL;
+}
+
+/* A container of engine's, root's, is listed. */
+static bool lists_engine(const struct afx_fixes *f, const char *engine)
+{
+    for (size_t i = 0; i < f->count; i++)
+        if (f->list[i].kind == FIX_CONTAINER && !f->list[i].container.userns
+            && strcmp(f->list[i].container.engine, engine) == 0)
+            return true;
+    return false;
+}
+
 /* The containers root runs, or (rootless) those users run: root can
  * neither run a user's container again nor should: its engine, storage
  * and options are the user's. */
 static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out)
 {
     static struct afx_library lib;
+    char buf[96];
+    const char *option;
     bool first = true, found = false;
     for (size_t i = 0; i < f->count; i++) {
         const struct afx_fix *x = &f->list[i];
         if (x->kind != FIX_CONTAINER || x->container.userns != rootless || seen_container(f, i))
             continue;
         if (first) {
-            fputs(rootless ? "fix the rootless containers: root cannot; each user named runs the container again, "
-                             "as that user, with these options added to its podman run (or docker run); a program "
-                             "in another sandbox (bubblewrap's, a browser's) is started again under arenafix CMD "
-                             "instead:\n"
-                           : "fix the containers: run each again (as root) with these options added to its podman run "
-                             "(or docker run; ctr run's for containerd's; a Kubernetes pod's, the line for its spec):\n", out);
             found = afx_find_library(&lib);
+            if (rootless)
+                fputs("fix the rootless containers: root cannot; each user named runs the container again, as that "
+                      "user, with these options added to its podman run (or docker run); a program in another "
+                      "sandbox (bubblewrap's, a browser's) is started again under arenafix CMD instead:\n", out);
+            else {
+                const struct afx_container_fixes *fixes = installed();
+                fputs("fix the containers: run each again (as root) with these options added to its podman run "
+                      "(or docker run; ctr run's for containerd's; a Kubernetes pod's, the line for its spec)", out);
+                if (fixes->podman_hook[0] != '\0' && found && lists_engine(f, "podman"))
+                    fprintf(out, "; podman's annotation is the one the OCI hook installed here acts on (/%s)",
+                            fixes->podman_hook);
+                if (fixes->docker_runtime[0] != '\0' && lists_engine(f, "docker"))
+                    fputs("; docker's runtime is arenafix-runtime, as /etc/docker/daemon.json names it", out);
+                fputs(":\n", out);
+            }
         }
         first = false;
         print_container(x, out);
@@ -262,6 +321,8 @@ static void print_containers(const struct afx_fixes *f, bool rootless, FILE *out
         else if (!runs)
             fputs("        runtimeClassName: arenafix    (in the pod's spec, beside its containers, then the pod created "
                   "again: the RuntimeClass whose handler is the node's arenafix runtime)\n", out);
+        else if (!rootless && (option = installed_option(x, found, buf, sizeof buf)) != NULL)
+            fprintf(out, "        %s\n", option);
         else
             print_mount_fix(x, &lib, found, out);
     }

@@ -1447,6 +1447,149 @@ START_TEST(self_chrooting_daemon_fixed_by_its_unit)
 }
 END_TEST
 
+/* inspect PID, in a mount namespace of its own where dir is mounted
+ * over the host's directory over. */
+static void inspect_with(struct run *r, const char *dir, const char *over, long pid)
+{
+    char text[24];
+    snprintf(text, sizeof text, "%ld", pid);
+    run(r, NULL, ARGV("unshare", "-m", "--propagation", "private", "sh", "-c",
+                      "mount --bind \"$1\" \"$2\" && exec \"$3\" inspect \"$4\"", "sh", dir, over, cli(), text));
+}
+
+/* A container's process, its cgroup rel (an engine's scope), inspected
+ * with dir mounted over the host's directory over, and with an empty
+ * one there. */
+static bool inspect_container(const char *test, const char *rel, const char *dir, const char *over, struct run *with,
+                              struct run *without)
+{
+    if (skip_emulated(test, EMULATED_PROC))
+        return false;
+    const char *root = cgroup_fs("/sys/fs/cgroup/systemd", CGROUP1_MAGIC) ? cgroup_root(test, false)
+                                                                            : cgroup_root(test, true);
+    if (root == NULL)
+        return false;
+    char tree[PATH_MAX], empty[PATH_MAX];
+    snprintf(empty, sizeof empty, "%s", test_prog("empty.XXXXXX"));
+    ck_assert_msg(mkdtemp(empty) != NULL, "%s", empty);
+    struct live box;
+    long inside = live_start_contained(&box, affected_glibc(test), tree, sizeof tree);
+    cgroup_make(root, rel);
+    int moved = cgroup_move(root, rel, (pid_t)inside);
+    inspect_with(with, dir, over, inside);
+    /* Whatever this host has installed: an empty directory there. */
+    inspect_with(without, empty, over, inside);
+    rmdir(empty);
+    struct live moved_out = { .pid = (pid_t)inside };
+    cgroup_remove(root, rel, &moved_out, 1);
+    int arenas = box.arenas;
+    live_stop(&box);
+    live_remove_tree(tree);
+    ck_assert_msg(inside > 0 && moved == 0, "no contained process in %s/%s: %s", root, rel, strerror(moved));
+    ck_assert_int_eq(arenas, 9);
+    ck_assert_status(with, 3);
+    ck_assert_status(without, 3);
+    return true;
+}
+
+/* A docker container's process (its cgroup docker's scope) on a host
+ * whose daemon.json names arenafix-runtime "afx": its fix is docker
+ * run's one --runtime afx, alone on its line (the options to add, which
+ * the role's report and a unit take whole), not the library's mount; on
+ * a host without that entry, the mount as before. */
+START_TEST(docker_container_fixed_by_its_runtime)
+{
+    if (access("/etc/docker", F_OK) != 0) {
+        printf("SKIP %s: no /etc/docker to mount the test's over\n", __func__);
+        return;
+    }
+    char etc[PATH_MAX], file[PATH_MAX + 16], rel[200];
+    snprintf(etc, sizeof etc, "%s", test_prog("dockeretc.XXXXXX"));
+    ck_assert_msg(mkdtemp(etc) != NULL, "%s", etc);
+    snprintf(file, sizeof file, "%s/daemon.json", etc);
+    FILE *f = fopen(file, "w");
+    ck_assert(f != NULL);
+    fputs("{\n  \"log-driver\": \"json-file\",\n  \"runtimes\": {\n    \"other\": {\"path\": \"/usr/bin/runc\"},\n"
+          "    \"afx\": {\n      \"path\": \"/usr/bin/arenafix-runtime\",\n      \"runtimeArgs\": []\n    }\n  }\n}\n", f);
+    fclose(f);
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/docker-" CID ".scope", (int)getpid());
+    struct run with, without;
+    bool ran = inspect_container(__func__, rel, etc, "/etc/docker", &with, &without);
+    unlink(file);
+    rmdir(etc);
+    if (!ran)
+        return;
+    const char *fix = strstr(with.out, "\nfix the containers:");
+    ck_assert_msg(fix != NULL && strstr(fix, "\n    docker container ") != NULL
+                      && strstr(fix, "; docker's runtime is arenafix-runtime, as /etc/docker/daemon.json names it:\n")
+                             != NULL
+                      /* The options alone on their line: what is added to the run command. */
+                      && strstr(fix, "\n        --runtime afx\n") != NULL
+                      && strstr(fix, "\n        -v ") == NULL,
+                  "%s", with.out);
+    fix = strstr(without.out, "\nfix the containers:");
+    ck_assert_msg(fix != NULL && strstr(fix, "--runtime") == NULL && strstr(fix, "\n        -v ") != NULL, "%s",
+                  without.out);
+    run_free(&with);
+    run_free(&without);
+}
+END_TEST
+
+/* A podman container's process (its cgroup podman's scope) on a host
+ * where the package's hooks.d entry is installed: its fix is podman
+ * run's one annotation, which that hook acts on, alone on its line (the
+ * options to add, which the role's report and a unit take whole);
+ * without the entry, or with a containers.conf whose hooks_dir leaves
+ * the entry's directory out (podman would not run the hook), the
+ * library's mount as before. */
+START_TEST(podman_container_fixed_by_the_hook)
+{
+    const char *entry = test_prog("../cli/arenafix-oci-hook.json");
+    if (access("/usr/share/containers", F_OK) != 0 || access(entry, R_OK) != 0) {
+        printf("SKIP %s: no /usr/share/containers to mount the test's over, or no %s\n", __func__, entry);
+        return;
+    }
+    char share[PATH_MAX], cmd[3 * PATH_MAX], rel[200];
+    snprintf(share, sizeof share, "%s", test_prog("containersshare.XXXXXX"));
+    ck_assert_msg(mkdtemp(share) != NULL, "%s", share);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/oci/hooks.d' && cp '%s' '%s/oci/hooks.d/arenafix.json'", share, entry, share);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(rel, sizeof rel, "afxtest-%d.slice/libpod-" CID ".scope", (int)getpid());
+    struct run with, without, elsewhere, empty;
+    bool ran = inspect_container(__func__, rel, share, "/usr/share/containers", &with, &without);
+    /* podman's own containers.conf, there, naming hooks directories of
+     * its own: the default one is no longer read. */
+    snprintf(cmd, sizeof cmd, "%s/containers.conf", share);
+    FILE *conf = fopen(cmd, "w");
+    ck_assert(conf != NULL);
+    fputs("[engine]\n# hooks_dir = [\"/usr/share/containers/oci/hooks.d\"]\n"
+          "hooks_dir = [\n  \"/etc/containers/oci/hooks.d\",\n]\n", conf);
+    fclose(conf);
+    ran = ran && inspect_container(__func__, rel, share, "/usr/share/containers", &elsewhere, &empty);
+    live_remove_tree(share);
+    if (!ran)
+        return;
+    const char *fix = strstr(with.out, "\nfix the containers:");
+    ck_assert_msg(fix != NULL && strstr(fix, "\n    podman container ") != NULL
+                      && strstr(fix, "; podman's annotation is the one the OCI hook installed here acts on "
+                                     "(/usr/share/containers/oci/hooks.d/arenafix.json):\n") != NULL
+                      && strstr(fix, "\n        --annotation io.arenafix.enable=true\n") != NULL
+                      && strstr(fix, "\n        -v ") == NULL,
+                  "%s", with.out);
+    fix = strstr(without.out, "\nfix the containers:");
+    ck_assert_msg(fix != NULL && strstr(fix, "--annotation") == NULL && strstr(fix, "\n        -v ") != NULL, "%s",
+                  without.out);
+    fix = strstr(elsewhere.out, "\nfix the containers:");
+    ck_assert_msg(fix != NULL && strstr(fix, "--annotation") == NULL && strstr(fix, "OCI hook") == NULL
+                      && strstr(fix, "\n        -v ") != NULL,
+                  "%s", elsewhere.out);
+    run_free(&with);
+    run_free(&without);
+    run_free(&elsewhere);
+    run_free(&empty);
+}
+END_TEST
+
 START_TEST(usage)
 {
     struct run r;
@@ -1576,6 +1719,8 @@ Suite *scan_suite(void)
     tcase_add_test(tc, podman_own_storage_not_fixed_by_its_unit);
     tcase_add_test(tc, self_chrooting_daemon_fixed_by_its_unit);
     tcase_add_test(tc, chroot_container_not_fixed_by_its_unit);
+    tcase_add_test(tc, docker_container_fixed_by_its_runtime);
+    tcase_add_test(tc, podman_container_fixed_by_the_hook);
     tcase_add_test(tc, hostile_names_escaped);
     tcase_add_test(tc, processes_come_and_go);
     tcase_add_test(tc, usage);

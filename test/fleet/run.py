@@ -30,6 +30,7 @@ arenafix's word, says whether a service is hit.  See test/fleet/README.md.
 
 import argparse
 import base64
+import itertools
 import json
 import os
 import re
@@ -60,6 +61,10 @@ TIMER = "arenafix-textfile.timer"
 # service writes.
 POD = "afx-pod"
 HOOK_JSON = "/usr/share/containers/oci/hooks.d/arenafix.json"
+# The log the package's hooks.d entry names, and the one option inspect
+# gives a podman container where that entry is installed.
+HOOK_LOG = "/var/log/arenafix-oci-hook.log"
+HOOK_FIX = "--annotation io.arenafix.enable=true"
 PROM = "/var/lib/prometheus/node-exporter/arenafix.prom"
 
 
@@ -663,12 +668,12 @@ def check(fleet, r, notes):
     c0 = boxed[0]
     pod_fix = c0.get("fix", "")
     r.check("rollout: %s's report names the hit container (engine, ID, name, process, verdict, unit) with the fix "
-            "inspect prints for it, and enables nothing" % pods.name,
+            "inspect prints for it (%s: the OCI hook's entry is installed), and enables nothing" % (pods.name, HOOK_FIX),
             len(boxed) == 1 and (c0.get("engine"), c0.get("id"), c0.get("name"), c0.get("pid"), c0.get("process"),
                                  c0.get("verdict"), c0.get("unit"))
             == ("podman", pod0.get("id"), POD, pod0["pid"], "pinnedd", "hit", pods.unit)
-            and re.search(r"^-v '?\S+/libarenafix\.so:\S+/libarenafix\.so:ro'? -e '?LD_PRELOAD=\S+/libarenafix\.so'?$",
-                          c0.get("fix", "")) is not None
+            # the package installed the hook's entry: its one option, alone
+            and c0.get("fix") == HOOK_FIX
             and rp.get("skipped") is False and len(rp.get("installed", [])) == 2 and rp.get("enabled") == []
             and rp.get("restarted") == [] and rp.get("container_units") == [pods.unit],
             "report %s; see %s" % ({k: rp.get(k) for k in ("skipped", "installed", "containers", "container_units",
@@ -926,7 +931,24 @@ def check(fleet, r, notes):
             % (play.rc, {k: g.get("package") for k, g in gone.items()}, el.name, prev.get("dropin"),
                gone[el.name].get("dropin"), prev["pid"], gone[el.name]["pid"], gone[el.name].get("arenas"), play.log))
 
-    follow_fix(fleet, r, pods, pod_fix)
+    # The fallback, where no hook podman runs is installed: the entry
+    # moved aside, inspect gives the hit container the library's mount
+    # and LD_PRELOAD (read before the hook's fix is followed: a fixed
+    # container has no fix to give).
+    moved = "/root/arenafix.json.aside"
+    out = fleet.ssh(pods, "mv %s %s && arenafix inspect \"$(podman inspect -f '{{.State.Pid}}' %s)\"; mv %s %s"
+                    % (HOOK_JSON, moved, POD, moved, HOOK_JSON), check=False).stdout
+    lines = out.split("fix the containers:", 1)[-1].splitlines()[1:] if "fix the containers:" in out else []
+    mount_fix = " ".join(l.strip() for l in itertools.takewhile(lambda l: l.startswith("    "), lines)
+                         if l.startswith("        "))
+    r.check("without the hook's entry, inspect gives %s's container the library's mount and LD_PRELOAD, and the "
+            "entry is back" % pods.name,
+            re.search(r"^-v '?\S+/libarenafix\.so:\S+/libarenafix\.so:ro'? -e '?LD_PRELOAD=\S+/libarenafix\.so'?$",
+                      mount_fix) is not None
+            and fleet.ssh(pods, "test -f %s" % HOOK_JSON, check=False).returncode == 0,
+            "fix %r; inspect said:\n%s" % (mount_fix, out))
+    follow_fix(fleet, r, pods, pod_fix, "the OCI hook's entry installed")
+    follow_fix(fleet, r, pods, mount_fix, "no hook entry")
 
 
 def containers(fleet, r, pods):
@@ -953,8 +975,8 @@ def containers(fleet, r, pods):
                           "-e", "arenafix_services=" + pods.unit[:-8])
     pod2 = fleet.pod(pods)
     m = re.search(r"%s runs podman container %s \(%s\): arenafix enable reaches podman, never the container; run the "
-                  r"container again with: -v \S+ -e \S+; left as it was"
-                  % (re.escape(pods.unit), POD, pod0.get("id", "?")[:12]), play.text)
+                  r"container again with: %s; left as it was"
+                  % (re.escape(pods.unit), POD, pod0.get("id", "?")[:12], re.escape(HOOK_FIX)), play.text)
     r.check("arenafix_services=%s (a container's unit) on %s: refused before any change, the container and its fix "
             "named" % (pods.unit[:-8], pods.name),
             play.rc != 0 and play.recap.get(pods.name, {}).get("failed") == 1 and m is not None
@@ -982,28 +1004,34 @@ def containers(fleet, r, pods):
                     "until [ -s %s ]; do sleep 1; done" % (pods.unit, pods.unit, pods.ready), check=False, timeout=120)
 
 
-def follow_fix(fleet, r, pods, fix):
-    """The fix the role's report gives for the container, followed to
-    the letter (its options added to the container's podman run, as an
-    operator edits a quadlet's unit): the container's pinnedd gets a
-    fixed glibc's count."""
+def follow_fix(fleet, r, pods, fix, where):
+    """The fix given for the container, followed to the letter (its
+    options added to the container's podman run, as an operator edits a
+    quadlet's unit): the container's pinnedd gets a fixed glibc's
+    count."""
     pod0 = fleet.pod(pods)
     dropin = ("[Service]\nExecStart=\nExecStart=/usr/bin/podman run --rm --name %s --cgroups=split --network none "
               "-v /run/afx-pod:/run/afx-pod %s localhost/afx-pinned /bin/pinnedd --threads %d "
               "--ready-file %s\n" % (POD, fix, pods.threads, pods.ready))
-    # The options as the report gives them, quotes and all: systemd
-    # splits ExecStart= as the shell would.
+    # The options as given, quotes and all: systemd splits ExecStart= as
+    # the shell would.  A unit that fails to start fails this check, not
+    # the suite: the wait ends with the unit.
     fleet.ssh(pods, "mkdir -p /etc/systemd/system/%s.d && echo %s | base64 -d >/etc/systemd/system/%s.d/fix.conf && "
-                    "systemctl daemon-reload && systemctl restart %s && until [ -s %s ]; do sleep 1; done"
-              % (pods.unit, base64.b64encode(dropin.encode()).decode(), pods.unit, pods.unit, pods.ready),
+                    "systemctl daemon-reload && rm -f %s && systemctl restart %s && "
+                    "until [ -s %s ] || ! systemctl is-active -q %s; do sleep 1; done"
+              % (pods.unit, base64.b64encode(dropin.encode()).decode(), pods.unit, pods.ready, pods.unit, pods.ready,
+                 pods.unit),
               check=False, timeout=120)
     pod1 = fleet.pod(pods)
     online = cpu_online(fleet, pods)
-    r.check("the report's fix for %s's container, followed (%s): its pinnedd gets a fixed glibc's count"
-            % (pods.name, fix or "none"),
+    said = fleet.ssh(pods, "journalctl -q -n 3 --no-pager -u %s; tail -n 2 %s" % (pods.unit, HOOK_LOG),
+                     check=False).stdout.strip()
+    r.check("the fix for %s's container (%s), followed (%s): its pinnedd gets a fixed glibc's count"
+            % (pods.name, where, fix or "none"),
             fix != "" and pod1["pid"] is not None and pod1["pid"] != pod0["pid"]
             and pod1["arenas"] == fixed_arenas(pods.threads, online),
-            "before %s; after %s (a fixed glibc makes %d)" % (pod0, pod1, fixed_arenas(pods.threads, online)))
+            "before %s; after %s (a fixed glibc makes %d); the unit and hook said:\n%s"
+            % (pod0, pod1, fixed_arenas(pods.threads, online), said))
 
 
 def cpu_online(fleet, h):
