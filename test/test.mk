@@ -186,9 +186,10 @@ AFX_TEST_JOBS ?= 2
 INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(TEST_PROGS) \
                $(B)/test/integration
 # The fast tier: the first affected glibc, a tenth of the signal flood, a
-# quarter of the loader's rounds, a fifth or tenth of the placement tries.
+# tenth of the loader's rounds, a tenth or twentieth of the placement
+# tries (a lost placement came once in a few hundred).
 check-shim: $(INTEG_NEEDS)
-	$(CK_SELECT) $(CK_NO_COST) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 AFX_LOADER_ROUNDS=50 AFX_PLACEMENT_TRIES=2000 \
+	$(CK_SELECT) $(CK_NO_COST) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_PROOF_GLIBCS=first AFX_FLOOD_RUNS=12 AFX_LOADER_ROUNDS=20 AFX_PLACEMENT_TRIES=1000 \
 	    AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
 # Every affected glibc at hand, the whole flood, every round and try; and
