@@ -85,6 +85,19 @@ static bool conf_keeps(const char *text, const char *dir)
     return true;
 }
 
+
+/* A directory under r, walked as rootdir.h walks (no link of its
+ * owner's followed); NULL where there is none. */
+static DIR *root_dir(const struct afx_root *r, const char *path)
+{
+    int fd = afx_root_opendir(r, path);
+    if (fd < 0)
+        return NULL;
+    DIR *d = fdopendir(fd);
+    if (d == NULL)
+        close(fd);
+    return d;
+}
 /* Whether podman, as root, reads the hooks.d entry at rel (under the
  * default hooks directory): no containers.conf here, nor one in its
  * drop-in directories, sets a hooks_dir that leaves that directory out. */
@@ -101,14 +114,9 @@ static bool podman_reads(const struct afx_root *r, const char *rel)
         free(text);
     }
     for (size_t i = 0; keeps && i < sizeof podman_conf_dirs / sizeof podman_conf_dirs[0]; i++) {
-        int fd = afx_root_opendir(r, podman_conf_dirs[i]);
-        if (fd < 0)
+        DIR *d = root_dir(r, podman_conf_dirs[i]);
+        if (d == NULL)
             continue;
-        DIR *d = fdopendir(fd);
-        if (d == NULL) {
-            close(fd);
-            continue;
-        }
         for (struct dirent *e; keeps && (e = readdir(d)) != NULL;) {
             char conf[PATH_MAX];
             size_t n = strlen(e->d_name);
@@ -153,14 +161,9 @@ static bool spec_name(const char *name)
 static void cdi_specs(const struct afx_root *r, struct afx_container_fixes *f)
 {
     for (size_t i = 0; i < sizeof cdi_dirs / sizeof cdi_dirs[0]; i++) {
-        int fd = afx_root_opendir(r, cdi_dirs[i]);
-        if (fd < 0)
+        DIR *d = root_dir(r, cdi_dirs[i]);
+        if (d == NULL)
             continue;
-        DIR *d = fdopendir(fd);
-        if (d == NULL) {
-            close(fd);
-            continue;
-        }
         /* In the order the directory gives, at most AFX_FIX_MAX. */
         for (struct dirent *e; f->ncdi < AFX_FIX_MAX && (e = readdir(d)) != NULL;) {
             if (!spec_name(e->d_name))
