@@ -85,7 +85,6 @@ static bool conf_keeps(const char *text, const char *dir)
     return true;
 }
 
-
 /* A directory under r, walked as rootdir.h walks (no link of its
  * owner's followed); NULL where there is none. */
 static DIR *root_dir(const struct afx_root *r, const char *path)
