@@ -206,8 +206,10 @@ static void print_whole_command(char **argv, FILE *out)
     for (char **w = argv; *w != NULL; w++) {
         size_t n = strlen(*w), q = 4 * n + 3;
         char *quoted = malloc(q), *shown = malloc(AFX_ESCAPED_SIZE(q));
+        /* An empty word stays a word. */
         if (quoted != NULL && shown != NULL)
-            fprintf(out, " %s", afx_printable(afx_unit_shell_word(*w, quoted, q), shown, AFX_ESCAPED_SIZE(q)));
+            fprintf(out, " %s", **w == '\0' ? "''"
+                                : afx_printable(afx_unit_shell_word(*w, quoted, q), shown, AFX_ESCAPED_SIZE(q)));
         free(quoted);
         free(shown);
     }
