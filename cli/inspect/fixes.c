@@ -8,7 +8,9 @@
 #include "enable/containerfix.h"
 #include "escape.h"
 #include "library.h"
+#include "proc/podmancmd.h"
 #include "proc/userns.h"
+#include "target/podmandb.h"
 
 /* How a process is fixed. */
 enum fix_kind {
@@ -32,6 +34,8 @@ struct afx_fix {
     char preload[1024];
 };
 
+static void fill(struct afx_fix *x, const struct afx_report *r);
+
 void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
 {
     /* musl has no arenas, and libarenafix would stop it. */
@@ -45,8 +49,13 @@ void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r)
         f->list = bigger;
         f->cap = cap;
     }
-    struct afx_fix *x = &f->list[f->count++];
     f->online = r->host.online;
+    fill(&f->list[f->count++], r);
+}
+
+/* x: how r is fixed. */
+static void fill(struct afx_fix *x, const struct afx_report *r)
+{
     x->kind = r->libc_kind == AFX_LIBC_STATIC_GLIBC ? FIX_STATIC
               : r->maps.arenafix ? FIX_LOADED
               : afx_in_container(&r->container) ? FIX_CONTAINER
@@ -157,19 +166,66 @@ static bool mountable(const char *dir)
            && printable(dir);
 }
 
+/* The library's path inside container x and its LD_PRELOAD with it. */
+static void mount_words(const struct afx_fix *x, const struct afx_library *lib, char *volume, size_t vsize, char *env,
+                        size_t esize)
+{
+    char inside[PATH_MAX + 32];
+    snprintf(inside, sizeof inside, "%s/arenafix/libarenafix.so", x->libdir);
+    snprintf(volume, vsize, "%s:%s:ro", lib->file, inside);
+    if (x->preload_set && x->preload[0] != '\0')
+        snprintf(env, esize, "LD_PRELOAD=%s:%s", inside, x->preload);
+    else
+        snprintf(env, esize, "LD_PRELOAD=%s", inside);
+}
+
+/* The whole command that runs root's podman container x again with the
+ * options: the command podman recorded when it made it (its
+ * CreateCommand, in podman's database, which only root writes), the
+ * options after its run or create, --replace where it names the
+ * container.  NULL if not root's podman's, or none can be read: a
+ * rootless container's database is its user's, and a command built
+ * from it is the user's to run, not root's. */
+static char **whole_command(const struct afx_fix *x, const char *volume, const char *env)
+{
+    const char *json;
+    size_t len;
+    if (x->container.userns || strcmp(x->container.engine, "podman") != 0
+        || !afx_podman_config(NULL, x->container.id, &json, &len))
+        return NULL;
+    const char *const opts[] = { "-v", volume, "-e", env };
+    return afx_podman_command(json, len, x->container.name, opts, 4);
+}
+
+/* argv, each word quoted for a shell and escaped for a terminal, on a
+ * line of its own that is not the options' (6 spaces, not 8: the
+ * role's report and check-fleet take the 8-space lines as options). */
+static void print_whole_command(char **argv, FILE *out)
+{
+    fputs("      the whole command, as podman recorded it, with these options:", out);
+    for (char **w = argv; *w != NULL; w++) {
+        size_t n = strlen(*w), q = 4 * n + 3;
+        char *quoted = malloc(q), *shown = malloc(AFX_ESCAPED_SIZE(q));
+        /* An empty word stays a word. */
+        if (quoted != NULL && shown != NULL)
+            fprintf(out, " %s", **w == '\0' ? "''"
+                                : afx_printable(afx_unit_shell_word(*w, quoted, q), shown, AFX_ESCAPED_SIZE(q)));
+        free(quoted);
+        free(shown);
+    }
+    fputc('\n', out);
+}
+
 /* The options that run one container again with the library. */
 static void print_container_options(const struct afx_fix *x, const struct afx_library *lib, FILE *out)
 {
-    static char inside[PATH_MAX + 32], volume[2 * PATH_MAX + 128], env[PATH_MAX + 1100];
+    static char volume[2 * PATH_MAX + 128], env[PATH_MAX + 1100];
     static char word[2][2 * (2 * PATH_MAX + 1100)];
-    snprintf(inside, sizeof inside, "%s/arenafix/libarenafix.so", x->libdir);
-    snprintf(volume, sizeof volume, "%s:%s:ro", lib->file, inside);
-    if (x->preload_set && x->preload[0] != '\0')
-        snprintf(env, sizeof env, "LD_PRELOAD=%s:%s", inside, x->preload);
-    else
-        snprintf(env, sizeof env, "LD_PRELOAD=%s", inside);
+    mount_words(x, lib, volume, sizeof volume, env, sizeof env);
     if (strcmp(x->container.engine, "containerd") == 0) {
         /* ctr run's: its --mount takes the options of mount(8). */
+        char inside[PATH_MAX + 32];
+        snprintf(inside, sizeof inside, "%s/arenafix/libarenafix.so", x->libdir);
         snprintf(volume, sizeof volume, "type=bind,src=%s,dst=%s,options=rbind:ro", lib->file, inside);
         fprintf(out, "        --mount %s --env %s\n", afx_unit_shell_word(volume, word[0], sizeof word[0]),
                 afx_unit_shell_word(env, word[1], sizeof word[1]));
@@ -177,6 +233,10 @@ static void print_container_options(const struct afx_fix *x, const struct afx_li
     }
     fprintf(out, "        -v %s -e %s\n", afx_unit_shell_word(volume, word[0], sizeof word[0]),
             afx_unit_shell_word(env, word[1], sizeof word[1]));
+    char **argv = whole_command(x, volume, env);
+    if (argv != NULL)
+        print_whole_command(argv, out);
+    free(argv);
 }
 
 /* Which container x is in, on a line of its own. */
@@ -414,4 +474,28 @@ void afx_fixes_print(struct afx_fixes *f, FILE *out)
     print_processes(f, FIX_LOADED, "these load libarenafix already; their reasons say what to change:", out);
     free(f->list);
     *f = (struct afx_fixes){ 0 };
+}
+
+char **afx_fix_command(const struct afx_report *r)
+{
+    static struct afx_fix x;
+    static struct afx_library lib;
+    static bool looked, found;
+    static char volume[2 * PATH_MAX + 128], env[PATH_MAX + 1100];
+    char buf[96];
+    if ((r->health != AFX_HIT && r->health != AFX_AT_RISK) || r->libc_kind == AFX_LIBC_MUSL)
+        return NULL;
+    fill(&x, r);
+    if (x.kind != FIX_CONTAINER || x.container.userns || strcmp(x.container.engine, "podman") != 0)
+        return NULL;
+    if (!looked) {
+        looked = true;
+        found = afx_find_library(&lib);
+    }
+    /* Where the text gives the options (and no reason instead). */
+    if (!found || installed_option(&x, found, buf, sizeof buf) != NULL || !mountable(x.libdir) || x.preload_long
+        || !printable(x.preload))
+        return NULL;
+    mount_words(&x, &lib, volume, sizeof volume, env, sizeof env);
+    return whole_command(&x, volume, env);
 }

@@ -28,4 +28,11 @@ void afx_fixes_add(struct afx_fixes *f, const struct afx_report *r);
  * nothing was noted.  Frees the list. */
 void afx_fixes_print(struct afx_fixes *f, FILE *out);
 
+/* Where the fix for r is the options that mount the library (no
+ * installed fix applies) and r is in root's podman container: the whole
+ * command that runs it again with them, the line inspect prints after
+ * the options, as words (malloc'd, one block, NULL after the last).
+ * NULL otherwise, or if podman's record of it cannot be read. */
+char **afx_fix_command(const struct afx_report *r);
+
 #endif

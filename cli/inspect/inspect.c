@@ -244,8 +244,11 @@ int afx_cmd_inspect(int argc, char **argv)
 
     afx_report_judge(&r);
     int code = afx_health_status(r.health);
-    if (json)
-        afx_report_json(&r, stdout);
+    if (json) {
+        char **cmd = afx_fix_command(&r);
+        afx_report_json(&r, cmd, stdout);
+        free(cmd);
+    }
     else
         print_text(&r);
     return fflush(stdout) == 0 ? code : AFX_EXIT_FAIL;

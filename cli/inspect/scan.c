@@ -148,7 +148,9 @@ static void list_judged(struct scan *s, const struct afx_report *r)
     afx_fixes_add(&s->fixes, r);
     if (s->json) {
         json_next(s);
-        afx_report_json(r, stdout);
+        char **cmd = afx_fix_command(r);
+        afx_report_json(r, cmd, stdout);
+        free(cmd);
         return;
     }
     s->listed++;

@@ -386,10 +386,33 @@ int afx_health_status(enum afx_health h)
                               : AFX_EXIT_OK;
 }
 
+/* The whole command that runs root's podman container again with the
+ * fix's options, as podman recorded it: an array of words, or null. */
+static void json_command(struct afx_json *j, char *const *cmd)
+{
+    char *array = NULL;
+    size_t size = 0;
+    FILE *words = cmd != NULL ? open_memstream(&array, &size) : NULL;
+    if (words != NULL) {
+        fputc('[', words);
+        for (char *const *w = cmd; *w != NULL; w++) {
+            if (w != cmd)
+                fputs(", ", words);
+            afx_json_quote(words, *w);
+        }
+        fputc(']', words);
+    }
+    if (words != NULL && fclose(words) == 0 && array != NULL)
+        afx_json_raw(j, "fix_command", array);
+    else
+        afx_json_raw(j, "fix_command", "null");
+    free(array);
+}
+
 /* The object's keys are the same for every process, null where unknown:
  * a reader (Ansible's selectattr) may take any of them from any
  * record.  unreadable: why none of it could be read, or NULL. */
-static void report_json(const struct afx_report *r, const char *unreadable, FILE *out)
+static void report_json(const struct afx_report *r, const char *unreadable, char *const *cmd, FILE *out)
 {
     struct afx_json j;
     bool known = unreadable == NULL;
@@ -470,15 +493,16 @@ static void report_json(const struct afx_report *r, const char *unreadable, FILE
         afx_json_long(&j, "arenas_counted", r->exact);
     else
         afx_json_raw(&j, "arenas_counted", "null");
+    json_command(&j, cmd);
     afx_json_end(&j);
 }
 
-void afx_report_json(const struct afx_report *r, FILE *out)
+void afx_report_json(const struct afx_report *r, char *const *fix_command, FILE *out)
 {
-    report_json(r, NULL, out);
+    report_json(r, NULL, fix_command, out);
 }
 
 void afx_report_json_unreadable(const struct afx_report *r, const char *why, FILE *out)
 {
-    report_json(r, why, out);
+    report_json(r, why, NULL, out);
 }

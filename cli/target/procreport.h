@@ -91,7 +91,9 @@ bool afx_report_fixed(const struct afx_report *r);
 int afx_health_status(enum afx_health h);
 
 /* The report as one JSON object on a line of its own. */
-void afx_report_json(const struct afx_report *r, FILE *out);
+/* fix_command: the whole command that runs its container again with the
+ * fix (inspect/fixes.h), as words, NULL after the last; NULL for none. */
+void afx_report_json(const struct afx_report *r, char *const *fix_command, FILE *out);
 
 /* The same keys for a process none of which could be read (why): its
  * verdict "unreadable", null for what was not read. */

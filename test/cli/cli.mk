@@ -85,6 +85,7 @@ $(B)/fuzz/fuzz_procstatus: cli/proc/procstatus.c cli/proc/procstatus.h cli/proc/
 $(B)/fuzz/fuzz_text: cli/escape.c cli/escape.h common/json.c common/json.h
 $(B)/fuzz/fuzz_cgroup: cli/proc/proccgroup.c cli/proc/proccgroup.h
 $(B)/fuzz/fuzz_engines: cli/proc/enginestate.c cli/proc/enginestate.h
+$(B)/fuzz/fuzz_bolt: cli/proc/boltdb.c cli/proc/boltdb.h cli/proc/podmancmd.c cli/proc/podmancmd.h cli/proc/ocijson.c cli/proc/ocijson.h
 
 .PHONY: check-cli
 CHECK_SUITES += check-cli

@@ -18,7 +18,7 @@ KEYS = ("verdict", "exit_status", "reason", "pid", "name", "exe", "unit", "user_
         "threads", "threads_narrowed", "online_cpus",
         "online_list", "isolated_list", "nohz_full_list", "libc", "glibc", "glibc_state", "glibc_note",
         "glibc_executed", "libarenafix", "libarenafix_mode", "foreign_malloc", "arena_limit_set", "arenas_estimated",
-        "arenas_counted")
+        "arenas_counted", "fix_command")
 NOT_LISTED = ("gone", "single_threaded", "kernel_threads", "no_glibc", "other_malloc")
 
 

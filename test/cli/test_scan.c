@@ -23,6 +23,8 @@
 #include "harness.h"
 #include "inspect/denied.h"
 #include "target/verdict.h"
+#include "proc/boltdb.h"
+#include "proc/podmancmd.h"
 #include "proc/podmanstate.h"
 #include "proc/proccgroup.h"
 #include "proc/procstatus.h"
@@ -1590,6 +1592,141 @@ START_TEST(podman_container_fixed_by_the_hook)
 }
 END_TEST
 
+/* The words of argv, joined by "|", into out. */
+static const char *joined(char **argv, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (char **w = argv; w != NULL && *w != NULL && n < size; w++)
+        n += (size_t)snprintf(out + n, size - n, "%s%s", w == argv ? "" : "|", *w);
+    return out;
+}
+
+/* The command podman recorded, made one that runs the container again:
+ * the options after run/create (create stays create), --replace where
+ * it names the container; none where it cannot be told where run is. */
+START_TEST(podman_recorded_command)
+{
+    static const struct {
+        const char *json, *name, *want;
+    } cases[] = {
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"-d\",\"--name\",\"web\",\"img\",\"sh\",\"-c\",\"a b\"]}", "web",
+          "podman|run|--replace|-v|V|-e|E|-d|--name|web|img|sh|-c|a b" },
+        { "{\"x\":{\"CreateCommand\":[]},\"CreateCommand\":[\"/usr/bin/podman\",\"create\",\"--name=web\",\"img\"]}",
+          "web", "/usr/bin/podman|create|--replace|-v|V|-e|E|--name=web|img" },
+        { "{\"CreateCommand\":[\"podman\",\"container\",\"run\",\"img\",\"--name\",\"web\"]}", "other",
+          "podman|container|run|-v|V|-e|E|img|--name|web" },
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"img\"]}", "", "podman|run|-v|V|-e|E|img" },
+        { "{\"CreateCommand\":[\"podman\",\"--root\",\"/x\",\"run\",\"img\"]}", "web", NULL },
+        { "{\"CreateCommand\":[\"podman\",\"start\",\"web\"]}", "web", NULL },
+        { "{\"CreateCommand\":[\"podman\",\"run\",1]}", "web", NULL },
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"\\u00e9\"]}", "web", NULL },
+        { "{\"CreateCommand\":\"podman run img\"}", "web", NULL },
+        { "{\"Name\":\"web\"}", "web", NULL },
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"img\"]", "web", NULL },
+    };
+    const char *const opts[] = { "-v", "V", "-e", "E" };
+    char got[512];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char **argv = afx_podman_command(cases[i].json, strlen(cases[i].json), cases[i].name, opts, 4);
+        if (cases[i].want == NULL)
+            ck_assert_msg(argv == NULL, "%s: %s", cases[i].json, joined(argv, got, sizeof got));
+        else
+            ck_assert_msg(argv != NULL && strcmp(joined(argv, got, sizeof got), cases[i].want) == 0, "%s: %s",
+                          cases[i].json, argv ? got : "none");
+        free(argv);
+    }
+}
+END_TEST
+
+/* The whole of file path, malloc'd. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    size_t cap = 1 << 20, n = 0, got;
+    unsigned char *buf = malloc(cap);
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0)
+        if ((n += got) == cap)
+            buf = realloc(buf, cap *= 2);
+    fclose(f);
+    ck_assert(buf != NULL);
+    *len = n;
+    return buf;
+}
+
+/* The BoltDB reader on a database real podman wrote (root's, copied
+ * here): a container made with a known command is found, its config
+ * the JSON whose CreateCommand is that command; the copy cut short at
+ * any length, or with any one byte changed, is read within its bytes
+ * or not at all. */
+START_TEST(bolt_reader_on_podman_db)
+{
+    if (getuid() != 0 || system("command -v podman >/dev/null 2>&1") != 0) {
+        printf("SKIP %s: needs root and podman\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], cmd[4 * PATH_MAX], name[64], image[64], id[80] = "", db[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s", test_prog("bolt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(name, sizeof name, "afxtest-%d-bolt", (int)getpid());
+    snprintf(image, sizeof image, "localhost/afxtest-%d-bolt", (int)getpid());
+    snprintf(db, sizeof db, "%s/bolt_state.db", dir);
+    /* An image of one file: podman create runs nothing of it. */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && mkdir root && echo x > root/x && tar -C root -c . | podman import - %s >/dev/null 2>&1 && "
+             "podman create --name %s %s /x 'a b' >/dev/null 2>&1 && podman inspect -f '{{.Id}}' %s > id && "
+             "cp /var/lib/containers/storage/libpod/bolt_state.db '%s'",
+             dir, image, name, image, name, db);
+    int made = system(cmd);
+    snprintf(cmd, sizeof cmd, "%s/id", dir);
+    FILE *f = fopen(cmd, "r");
+    if (f != NULL) {
+        if (fgets(id, sizeof id, f) != NULL)
+            id[strcspn(id, "\n")] = '\0';
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "podman rm -f %s >/dev/null 2>&1; podman rmi -f %s >/dev/null 2>&1", name, image);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(made == 0 && strlen(id) == 64, "podman could not make the container: %d %s", made, id);
+
+    size_t len;
+    unsigned char *bytes = slurp(db, &len);
+    const char *const buckets[] = { "ctr", id };
+    const unsigned char *val;
+    size_t vlen;
+    ck_assert_msg(afx_bolt_get(bytes, len, buckets, 2, "config", 6, &val, &vlen), "no config of %s in %s", id, db);
+    const char *const opts[] = { "-v", "V" };
+    char got[512];
+    char **argv = afx_podman_command((const char *)val, vlen, name, opts, 2);
+    char want[256];
+    snprintf(want, sizeof want, "podman|create|--replace|-v|V|--name|%s|%s|/x|a b", name, image);
+    ck_assert_msg(argv != NULL && strcmp(joined(argv, got, sizeof got), want) == 0, "%.*s", (int)vlen, val);
+    free(argv);
+    /* Not a bucket, no such container, a bucket asked for as a value. */
+    const char *const other[] = { "ctr", "0000000000000000000000000000000000000000000000000000000000000000" };
+    ck_assert(!afx_bolt_get(bytes, len, other, 2, "config", 6, &val, &vlen));
+    ck_assert(!afx_bolt_get(bytes, len, buckets, 1, id, strlen(id), &val, &vlen));
+    ck_assert(!afx_bolt_get(bytes, len, buckets, 2, "nothing", 7, &val, &vlen));
+
+    /* Cut short anywhere, and each byte of its first pages changed. */
+    for (size_t n = 0; n < len; n += n < 3 * 4096 ? 1 : 61) {
+        if (afx_bolt_get(bytes, n, buckets, 2, "config", 6, &val, &vlen))
+            ck_assert(val >= bytes && val + vlen <= bytes + n);
+    }
+    size_t pages = len < 64 * 4096 ? len : 64 * 4096;
+    for (size_t i = 0; i < pages; i++) {
+        unsigned char was = bytes[i];
+        bytes[i] ^= (unsigned char)(1 + i % 255);
+        if (afx_bolt_get(bytes, len, buckets, 2, "config", 6, &val, &vlen))
+            ck_assert(val >= bytes && val + vlen <= bytes + len);
+        bytes[i] = was;
+    }
+    free(bytes);
+    live_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(usage)
 {
     struct run r;
@@ -1721,6 +1858,8 @@ Suite *scan_suite(void)
     tcase_add_test(tc, chroot_container_not_fixed_by_its_unit);
     tcase_add_test(tc, docker_container_fixed_by_its_runtime);
     tcase_add_test(tc, podman_container_fixed_by_the_hook);
+    tcase_add_test(tc, podman_recorded_command);
+    tcase_add_test(tc, bolt_reader_on_podman_db);
     tcase_add_test(tc, hostile_names_escaped);
     tcase_add_test(tc, processes_come_and_go);
     tcase_add_test(tc, usage);

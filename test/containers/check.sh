@@ -118,6 +118,32 @@ if start preloaded affected -e LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libc.so.6; t
     "$cli" inspect "$pid" | grep -F "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/arenafix/libarenafix.so:/usr/lib/x86_64-linux-gnu/libc.so.6'" >/dev/null \
         && pass "the printed options keep the container's own LD_PRELOAD" || fail "the printed options drop the container's LD_PRELOAD"
 fi
+# 4b. The whole command, as podman recorded it (its CreateCommand, in
+# its database): the options after "run", --replace since it names the
+# container; in inspect --json as fix_command.  Run as printed, it
+# replaces the container with one that maps the library.
+if start recorded affected; then
+    old=$id
+    "$cli" inspect --json "$pid" >"$work/recorded.json" 2>/dev/null
+    opts=$("$cli" inspect "$pid" | sed -n 's/^        \(-v .*\)$/\1/p')
+    eval "set -- $opts"
+    # shellcheck disable=SC2086
+    python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["fix_command"] != sys.argv[2:])' "$work/recorded.json" \
+        podman run --replace "$@" -d -i $run_opts --name "$tag-recorded" "localhost/$tag-affected" /bin/arenawait 30 pinned \
+        && pass "inspect --json: fix_command is podman's recorded command, the options after run, --replace" \
+        || fail "inspect --json: fix_command: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("fix_command"))' "$work/recorded.json")"
+    line=$("$cli" inspect "$pid" | sed -n 's/^      the whole command, as podman recorded it, with these options: //p')
+    if [ -n "$line" ] && eval "$line" >/dev/null && counted pm "$tag-recorded" && [ "$id" != "$old" ]; then
+        [ "$count" = "$host" ] && [ "$(mapped "$pid" /arenafix/libarenafix.so)" -gt 0 ] \
+            && pass "the printed whole command, run as it is, replaces the container: the library mapped, $count arenas" \
+            || fail "the printed whole command gave $count arenas (the host glibc's $host), library mapped $(mapped "$pid" /arenafix/libarenafix.so) times: $line"
+    else
+        fail "no whole command printed, or it did not replace the container: $line"
+    fi
+else
+    fail "the container with a recorded command did not start"
+fi
 
 # 5. The host's fixed glibc in a container is not at risk.
 if start fixed-glibc fixed; then

@@ -33,7 +33,7 @@ HARD_PROGS := $(addprefix $(HARD_BIN)/,pinwork churn race faults semantics libwr
 HARD_SAN   := $(HARD)/asan/libarenafix.so $(HARD)/ubsan/libarenafix.so $(HARD)/tsan/libarenafix.so \
               $(addprefix $(HARD)/asan/,pinwork churn race semantics) $(HARD)/tsan/race $(HARD)/tsan/pinwork \
               $(if $(UNIT_SRC),$(HARD)/asan/unit)
-FUZZ_TARGETS := cpulist tunables config maps procstatus cgroup text unitfile engines
+FUZZ_TARGETS := cpulist tunables config maps procstatus cgroup text unitfile engines bolt
 FUZZ_BINS := $(if $(FUZZ_CC),$(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%))
 
 .PHONY: check-hard check-fuzz fuzz hard-build

@@ -632,7 +632,7 @@ property tsan-activation      p_tsan_activation
 property signal-flood         p_signal_flood
 property drd-trampoline       p_drd_trampoline
 property memcheck             p_memcheck
-for target in cpulist tunables config maps procstatus text unitfile engines; do
+for target in cpulist tunables config maps procstatus text unitfile engines bolt; do
     property fuzz-$target     p_fuzz $target
 done
 property fuzz-total           p_fuzz_total
