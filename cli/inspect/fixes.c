@@ -202,18 +202,34 @@ static char **whole_command(const struct afx_fix *x, const char *volume, const c
  * role's report and check-fleet take the 8-space lines as options). */
 static void print_whole_command(char **argv, FILE *out)
 {
-    fputs("      the whole command, as podman recorded it, with these options:", out);
-    for (char **w = argv; *w != NULL; w++) {
-        size_t n = strlen(*w), q = 4 * n + 3;
-        char *quoted = malloc(q), *shown = malloc(AFX_ESCAPED_SIZE(q));
-        /* An empty word stays a word. */
-        if (quoted != NULL && shown != NULL)
-            fprintf(out, " %s", **w == '\0' ? "''"
-                                : afx_printable(afx_unit_shell_word(*w, quoted, q), shown, AFX_ESCAPED_SIZE(q)));
+    size_t words = 0;
+    while (argv[words] != NULL)
+        words++;
+    /* Every word shown, or no line: a command short of one of its words
+     * (--read-only, say) must never be printed to be run. */
+    char **shown = calloc(words + 1, sizeof *shown);
+    bool whole = shown != NULL;
+    for (size_t i = 0; whole && i < words; i++) {
+        size_t n = strlen(argv[i]), q = 4 * n + 3;
+        char *quoted = malloc(q);
+        shown[i] = malloc(AFX_ESCAPED_SIZE(q));
+        if (quoted == NULL || shown[i] == NULL)
+            whole = false;
+        else if (argv[i][0] == '\0')
+            strcpy(shown[i], "''");     /* an empty word stays a word */
+        else
+            afx_printable(afx_unit_shell_word(argv[i], quoted, q), shown[i], AFX_ESCAPED_SIZE(q));
         free(quoted);
-        free(shown);
     }
-    fputc('\n', out);
+    if (whole) {
+        fputs("      the whole command, as podman recorded it, with these options:", out);
+        for (size_t i = 0; i < words; i++)
+            fprintf(out, " %s", shown[i]);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; shown != NULL && i < words; i++)
+        free(shown[i]);
+    free(shown);
 }
 
 /* The options that run one container again with the library. */
