@@ -190,7 +190,10 @@ static char **whole_command(const struct afx_fix *x, const char *volume, const c
 {
     const char *json;
     size_t len;
-    if (x->container.userns || strcmp(x->container.engine, "podman") != 0
+    /* Nor one a systemd unit runs (a quadlet's, --cgroups=split): run
+     * from a shell, the container would leave its unit, which would
+     * then replace it or remove it; the fix goes in the unit's command. */
+    if (x->container.userns || x->container.below_unit || strcmp(x->container.engine, "podman") != 0
         || !afx_podman_config(NULL, x->container.id, &json, &len))
         return NULL;
     const char *const opts[] = { "-v", volume, "-e", env };

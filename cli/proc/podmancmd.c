@@ -6,19 +6,34 @@
 
 #include "ocijson.h"
 
-/* Word i of the array (alen bytes) into out. */
+/* Word i of the array (alen bytes) into out.  False for a control
+ * character too: escaped for a terminal inside the shell's quotes, it
+ * would be printed as a backslash and digits, not the recorded byte. */
 static bool word(const char *array, size_t alen, size_t i, char *out)
 {
     const char *v;
     size_t vlen;
-    return afx_json_element(array, alen, i, &v, &vlen) && afx_json_string(v, vlen, out, AFX_PODMAN_WORD);
+    if (!afx_json_element(array, alen, i, &v, &vlen) || !afx_json_string(v, vlen, out, AFX_PODMAN_WORD))
+        return false;
+    for (const unsigned char *c = (const unsigned char *)out; *c != '\0'; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return false;
+    return true;
 }
 
-/* word names the container: "--name NAME" or "--name=NAME" (podman
- * takes a single dash too). */
+/* w marks a command a systemd unit runs (a quadlet's): its notify
+ * socket, the file its ID goes to, or its unit's label. */
+static bool unit_mark(const char *w)
+{
+    return strncmp(w, "--sdnotify", 10) == 0 || strncmp(w, "--cidfile", 9) == 0
+           || strstr(w, "PODMAN_SYSTEMD_UNIT") != NULL;
+}
+
+/* word names the container: "--name NAME" or "--name=NAME" (a single
+ * dash is pflag's -n -a -m -e, never the name). */
 static bool names(const char *w, const char *next, const char *name)
 {
-    const char *opt = strncmp(w, "--name", 6) == 0 ? w + 6 : strncmp(w, "-name", 5) == 0 ? w + 5 : NULL;
+    const char *opt = strncmp(w, "--name", 6) == 0 ? w + 6 : NULL;
     if (opt == NULL || name[0] == '\0')
         return false;
     if (*opt == '=')
@@ -45,8 +60,11 @@ char **afx_podman_command(const char *config, size_t len, const char *name, cons
     if (n <= sub || (strcmp(words[sub], "run") != 0 && strcmp(words[sub], "create") != 0))
         return NULL;
     bool replace = false;
-    for (size_t i = sub + 1; i < n; i++)
+    for (size_t i = sub + 1; i < n; i++) {
+        if (unit_mark(words[i]))
+            return NULL;
         replace = replace || names(words[i], i + 1 < n ? words[i + 1] : NULL, name);
+    }
     size_t count = n + nopts + replace, bytes = (count + 1) * sizeof(char *);
     for (size_t i = 0; i < n; i++)
         bytes += strlen(words[i]) + 1;

@@ -18,7 +18,9 @@
  * the container name with --name (so that it replaces the old one).
  * The words, in one malloc'd block (free it), NULL after the last.
  * NULL if there is no such command, a word is not ASCII or holds a
- * NUL, or it is longer than the limits above. */
+ * NUL or another control character, it is longer than the limits
+ * above, or it is a systemd unit's (--sdnotify, --cidfile, the label
+ * PODMAN_SYSTEMD_UNIT: the fix goes in the unit). */
 char **afx_podman_command(const char *config, size_t len, const char *name, const char *const *opts, size_t nopts);
 
 #endif

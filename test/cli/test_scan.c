@@ -1624,6 +1624,17 @@ START_TEST(podman_recorded_command)
         { "{\"CreateCommand\":\"podman run img\"}", "web", NULL },
         { "{\"Name\":\"web\"}", "web", NULL },
         { "{\"CreateCommand\":[\"podman\",\"run\",\"img\"]", "web", NULL },
+        /* A control character would print as a backslash and digits. */
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"-e\",\"A=x\\ny\",\"img\"]}", "web", NULL },
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"-e\",\"A=\\u007f\",\"img\"]}", "web", NULL },
+        /* A quadlet's (a unit runs it): the fix goes in the unit. */
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"--cidfile=/run/x.cid\",\"img\"]}", "web", NULL },
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"--sdnotify=conmon\",\"img\"]}", "web", NULL },
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"--label\",\"PODMAN_SYSTEMD_UNIT=a.service\",\"img\"]}",
+          "web", NULL },
+        /* -name is pflag's -n -a -m -e, never the name. */
+        { "{\"CreateCommand\":[\"podman\",\"run\",\"-name\",\"web\",\"img\"]}", "web",
+          "podman|run|-v|V|-e|E|-name|web|img" },
     };
     const char *const opts[] = { "-v", "V", "-e", "E" };
     char got[512];
