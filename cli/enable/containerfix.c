@@ -58,10 +58,18 @@ static void log_of(const char *text, char *out, size_t size)
 static const char *const podman_confs[] = {
     "usr/share/containers/containers.conf",
     "etc/containers/containers.conf",
+    /* podman 4.4 and later, as root */
+    "usr/share/containers/containers.rootful.conf",
+    "etc/containers/containers.rootful.conf",
+    /* root's own (its $HOME) */
+    "root/.config/containers/containers.conf",
 };
 static const char *const podman_conf_dirs[] = {
     "usr/share/containers/containers.conf.d",
     "etc/containers/containers.conf.d",
+    "usr/share/containers/containers.rootful.conf.d",
+    "etc/containers/containers.rootful.conf.d",
+    "root/.config/containers/containers.conf.d",
 };
 
 /* Whether a containers.conf (text) leaves podman reading dir (absolute):

@@ -1568,6 +1568,12 @@ START_TEST(podman_container_fixed_by_the_hook)
           "hooks_dir = [\n  \"/etc/containers/oci/hooks.d\",\n]\n", conf);
     fclose(conf);
     ran = ran && inspect_container(__func__, rel, share, "/usr/share/containers", &elsewhere, &empty);
+    /* The same in the file podman 4.4 and later read as root alone. */
+    char rootful[PATH_MAX];
+    snprintf(rootful, sizeof rootful, "%s/containers.rootful.conf", share);
+    ck_assert(rename(cmd, rootful) == 0);
+    struct run as_root, as_root_empty;
+    ran = ran && inspect_container(__func__, rel, share, "/usr/share/containers", &as_root, &as_root_empty);
     live_remove_tree(share);
     if (!ran)
         return;
@@ -1585,6 +1591,11 @@ START_TEST(podman_container_fixed_by_the_hook)
     ck_assert_msg(fix != NULL && strstr(fix, "--annotation") == NULL && strstr(fix, "OCI hook") == NULL
                       && strstr(fix, "\n        -v ") != NULL,
                   "%s", elsewhere.out);
+    fix = strstr(as_root.out, "\nfix the containers:");
+    ck_assert_msg(fix != NULL && strstr(fix, "--annotation") == NULL && strstr(fix, "\n        -v ") != NULL, "%s",
+                  as_root.out);
+    run_free(&as_root);
+    run_free(&as_root_empty);
     run_free(&with);
     run_free(&without);
     run_free(&elsewhere);
