@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "files/rootonly.h"
+#include "memreader.h"
 #include "proc/procstatus.h"
 #include "proctable.h"
 #include "proc/enginestate.h"
@@ -113,8 +114,10 @@ static char *root_program(long pid, const char *base, bool prefix, size_t *len)
         close(fd);
     if (!trusted)
         return NULL;
+    /* By the helper, within its budget: the kernel takes the lock of
+     * the process's memory map to write it (memreader.h). */
     afx_proc_path(path, sizeof path, pid, "/cmdline");
-    return afx_slurp_max(path, CMDLINE_MAX, NULL, len);
+    return afx_mem_slurp(path, CMDLINE_MAX, NULL, len);
 }
 
 /* The first ancestor of pid in this command's mount namespace, and in

@@ -29,17 +29,16 @@ static void feed_maps(void *m, const char *piece, size_t len)
     afx_maps_feed(m, piece, len);
 }
 
-/* True if DIR/maps has something in it (one byte read, no more). */
-static bool has_maps(const char *dir)
+/* True if DIR/maps has something in it (one byte read, no more, by
+ * the helper: memreader.h). */
+static bool has_maps(const char *dir, const struct afx_deadline *by)
 {
-    char path[128], c;
+    char path[128];
     afx_path_join(path, sizeof path, dir, "/maps");
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, &c, 1);
-    close(fd);
-    return n == 1;
+    char *text = afx_mem_slurp(path, 0, by, NULL);
+    bool more = text == NULL && errno == EFBIG;
+    free(text);
+    return more;
 }
 
 bool afx_live_thread_dir(long pid, const struct afx_deadline *by, char *dir, size_t size)
@@ -58,7 +57,7 @@ bool afx_live_thread_dir(long pid, const struct afx_deadline *by, char *dir, siz
             continue;
         char candidate[64];    /* "/proc/" and two longs fit */
         snprintf(candidate, sizeof candidate, "/proc/%ld/task/%ld", pid, tid);
-        if (has_maps(candidate) && strlen(candidate) < size) {
+        if (has_maps(candidate, by) && strlen(candidate) < size) {
             snprintf(dir, size, "%s", candidate);
             found = true;
         }
@@ -72,7 +71,8 @@ bool afx_read_maps(const char *dir, const struct afx_deadline *by, struct afx_ma
     char path[128];
     afx_path_join(path, sizeof path, dir, "/maps");
     afx_maps_begin(m);
-    if (!afx_read_pieces(path, AFX_MAPS_READ_MAX, by, feed_maps, m))
+    /* By the helper: the kernel may take the map's lock (memreader.h). */
+    if (!afx_mem_read_pieces(path, AFX_MAPS_READ_MAX, by, feed_maps, m))
         return false;
     afx_maps_end(m);
     return true;
@@ -145,7 +145,7 @@ long afx_count_target_arenas(const char *dir, const struct afx_maps *m, const st
     return got == m->kept ? first + 1 : -1;   /* and the main arena */
 }
 
-void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env_facts *env)
+bool afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env_facts *env)
 {
     char path[128];
     size_t len;
@@ -154,10 +154,13 @@ void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env
     bool secure = auxv != NULL && afx_auxv_secure(auxv, len);
     free(auxv);
     afx_path_join(path, sizeof path, dir, "/environ");
-    char *text = afx_slurp_max(path, ENVIRON_MAX, by, &len);
+    /* By the helper: the kernel takes the map's lock (memreader.h). */
+    char *text = afx_mem_slurp(path, ENVIRON_MAX, by, &len);
+    bool in_time = text != NULL || errno != ETIME;
     if (text == NULL || !afx_environ_facts(text, len, secure, env))
         afx_environ_facts("", 0, secure, env);
     free(text);
+    return in_time;
 }
 
 void afx_read_cgroup(long pid, const struct afx_deadline *by, struct afx_unit *u,

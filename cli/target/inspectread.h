@@ -32,8 +32,9 @@
  * True, with that directory in DIR, if there is one. */
 bool afx_live_thread_dir(long pid, const struct afx_deadline *by, char *dir, size_t size);
 
-/* DIR/maps, fed to the scanner as it is read.  False with errno: EFBIG
- * past AFX_MAPS_READ_MAX bytes, ETIME past the deadline. */
+/* DIR/maps, fed to the scanner as the helper reads it (memreader.h).
+ * False with errno: EFBIG past AFX_MAPS_READ_MAX bytes, ETIME past the
+ * deadline or with the helper left asleep. */
 bool afx_read_maps(const char *dir, const struct afx_deadline *by, struct afx_maps *m);
 
 struct afx_threads {
@@ -61,8 +62,9 @@ void afx_read_cgroup(long pid, const struct afx_deadline *by, struct afx_unit *u
 
 /* Its initial environment and auxiliary vector (DIR/environ, DIR/auxv):
  * the settings glibc and libarenafix took from them (defaults where
- * unreadable). */
-void afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env_facts *env);
+ * unreadable).  False if the deadline passed first, or the environment
+ * was left unread past it (memreader.h). */
+bool afx_read_env(const char *dir, const struct afx_deadline *by, struct afx_env_facts *env);
 
 
 #endif

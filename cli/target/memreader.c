@@ -1,6 +1,7 @@
 #include "memreader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -21,17 +22,25 @@
 /* How often a helper past its budget is looked at: abandoned once it
  * has slept a whole slice, using no CPU. */
 #define SLICE_MS 100
+/* What the helper reads of a file at a time: a process's whole maps or
+ * environment, most often, in one request. */
+#define CHUNK (256 << 10)
 
 /* Shared with the helper (MAP_SHARED, its own for each helper: one
  * abandoned may still write to its own when it wakes). */
 struct shared {
-    size_t count;               /* addresses in at[] */
+    enum { WORDS, FILE_OPEN, FILE_MORE } kind;
+    size_t count;               /* WORDS: addresses in at[] */
     bool has_by;
     struct afx_deadline by;
-    long done;                  /* the helper's answer: read whole */
-    int err;                    /* ETIME if its deadline passed */
+    long done;                  /* the helper's answer: read whole, or bytes in buf */
+    int err;                    /* ETIME if its deadline passed; a file's read's errno */
+    bool eof;                   /* the file read to its end */
     unsigned long at[BATCH];
     unsigned long words[BATCH * AFX_MEM_WORDS];
+    char path[128];             /* FILE_OPEN: the file the helper opens */
+    size_t want;                /* FILE_*: bytes to read this time, at most CHUNK */
+    char buf[CHUNK];
 };
 
 static struct {
@@ -92,6 +101,46 @@ static void close_all_but(int keep)
             close((int)fd);
 }
 
+/* A file's next sh->want bytes at most into sh->buf, opening sh->path
+ * first (FILE_OPEN, the one before closed), closed once read to its end
+ * or failed. */
+static void read_file(struct shared *sh, int *file)
+{
+    sh->done = 0;
+    sh->err = 0;
+    sh->eof = false;
+    if (sh->kind == FILE_OPEN) {
+        if (*file >= 0)
+            close(*file);
+        *file = open(sh->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    }
+    if (*file < 0) {
+        sh->err = sh->kind == FILE_OPEN ? errno : EBADF;
+        return;
+    }
+    size_t got = 0, want = sh->want < CHUNK ? sh->want : CHUNK;
+    while (got < want) {
+        if (sh->has_by && afx_deadline_passed(&sh->by)) {
+            sh->err = ETIME;
+            break;
+        }
+        ssize_t n = read(*file, sh->buf + got, want - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            sh->err = n < 0 ? errno : 0;
+            sh->eof = n == 0;
+            break;
+        }
+        got += (size_t)n;
+    }
+    sh->done = (long)got;
+    if (sh->eof || sh->err != 0) {
+        close(*file);
+        *file = -1;
+    }
+}
+
 /* Holds nothing but its socket: asleep on a user's file, it must keep
  * no pipe of ours (the output a reader waits on) open.  Ends as its
  * parent does, killed, with nothing to flush (and nothing of its own
@@ -101,10 +150,19 @@ static _Noreturn void serve(int sock, struct shared *sh, pid_t parent)
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
         raise(SIGKILL);
     close_all_but(sock);
+    int file = -1;              /* the file being read, between requests */
     for (;;) {
         int fd = received_fd(sock);
         if (fd == -2)
             raise(SIGKILL);
+        if (sh->kind != WORDS) {
+            if (fd >= 0)
+                close(fd);
+            read_file(sh, &file);
+            if (send(sock, "", 1, MSG_NOSIGNAL) != 1)
+                raise(SIGKILL);
+            continue;
+        }
         long done = 0;
         int err = 0;
         for (size_t i = 0; fd >= 0 && i < sh->count; i++) {
@@ -236,32 +294,54 @@ static bool answered(const struct afx_deadline *by)
     }
 }
 
+/* One request of the helper's (sh filled in, the memory open as fd
+ * with WORDS), answered in time: false with errno ETIME if it was left
+ * asleep past its budget, another if none could be started or it is
+ * gone, and then it is abandoned, a fresh one started for the next. */
+static bool ask(int fd, const struct afx_deadline *by)
+{
+    char byte;
+    bool sent = fd >= 0 ? send_fd(fd) : send(helper.sock, "", 1, MSG_NOSIGNAL) == 1;
+    bool in_time = sent && answered(by);
+    if (!in_time || recv(helper.sock, &byte, 1, 0) != 1) {
+        /* Asleep past its budget, or gone. */
+        abandon();
+        errno = sent && !in_time ? ETIME : EIO;
+        return false;
+    }
+    return true;
+}
+
+/* The helper, started if none is, with the deadline of a request. */
+static struct shared *ready(const struct afx_deadline *by)
+{
+    if (afx_deadline_passed(by)) {
+        errno = ETIME;
+        return NULL;
+    }
+    if (helper.pid == 0 && !start())
+        return NULL;
+    struct shared *sh = helper.sh;
+    sh->has_by = by != NULL;
+    if (by != NULL)
+        sh->by = *by;
+    return sh;
+}
+
 long afx_mem_read_words(int fd, const unsigned long *at, size_t count, unsigned long *words,
                         const struct afx_deadline *by)
 {
     long total = 0;
     for (size_t from = 0; from < count;) {
-        if (afx_deadline_passed(by)) {
-            errno = ETIME;
+        struct shared *sh = ready(by);
+        if (sh == NULL)
             return -1;
-        }
-        if (helper.pid == 0 && !start())
-            return -1;
-        struct shared *sh = helper.sh;
         size_t n = count - from < BATCH ? count - from : BATCH;
+        sh->kind = WORDS;
         sh->count = n;
-        sh->has_by = by != NULL;
-        if (by != NULL)
-            sh->by = *by;
         memcpy(sh->at, at + from, n * sizeof *at);
-        char byte;
-        bool sent = send_fd(fd), in_time = sent && answered(by);
-        if (!in_time || recv(helper.sock, &byte, 1, 0) != 1) {
-            /* Asleep past its budget, or gone. */
-            abandon();
-            errno = sent && !in_time ? ETIME : EIO;
+        if (!ask(fd, by))
             return -1;
-        }
         memcpy(words + from * AFX_MEM_WORDS, sh->words, (size_t)sh->done * AFX_MEM_WORDS * sizeof *words);
         total += sh->done;
         if (sh->err != 0) {
@@ -273,4 +353,75 @@ long afx_mem_read_words(int fd, const unsigned long *at, size_t count, unsigned 
         from += n;
     }
     return total;
+}
+
+bool afx_mem_read_pieces(const char *path, size_t max, const struct afx_deadline *by,
+                         void (*feed)(void *ctx, const char *piece, size_t len), void *ctx)
+{
+    if (strlen(path) >= sizeof helper.sh->path) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    size_t total = 0;
+    for (bool first = true;; first = false) {
+        struct shared *sh = ready(by);
+        if (sh == NULL)
+            return false;
+        sh->kind = first ? FILE_OPEN : FILE_MORE;
+        if (first)
+            memcpy(sh->path, path, strlen(path) + 1);
+        /* One byte past max at most: enough to tell that there is more. */
+        sh->want = max - total < CHUNK ? max - total + 1 : CHUNK;
+        if (!ask(-1, by))
+            return false;
+        total += (size_t)sh->done;
+        if (sh->done > 0)
+            feed(ctx, sh->buf, (size_t)sh->done);
+        if (total > max || sh->err != 0) {
+            errno = total > max ? EFBIG : sh->err;
+            return false;
+        }
+        if (sh->eof)
+            return true;
+    }
+}
+
+struct grown {
+    char *text;
+    size_t len, size;
+    bool failed;
+};
+
+static void grow(void *ctx, const char *piece, size_t len)
+{
+    struct grown *g = ctx;
+    if (g->failed)
+        return;
+    if (g->len + len + 1 > g->size) {
+        size_t size = g->size * 2 > g->len + len + 1 ? g->size * 2 : g->len + len + 1;
+        char *text = realloc(g->text, size);
+        if (text == NULL) {
+            g->failed = true;
+            return;
+        }
+        g->text = text;
+        g->size = size;
+    }
+    memcpy(g->text + g->len, piece, len);
+    g->len += len;
+}
+
+char *afx_mem_slurp(const char *path, size_t max, const struct afx_deadline *by, size_t *len)
+{
+    struct grown g = { 0 };
+    if (!afx_mem_read_pieces(path, max, by, grow, &g) || g.failed || (g.text == NULL && (g.text = malloc(1)) == NULL)) {
+        int err = g.failed ? ENOMEM : errno;
+        free(g.text);
+        errno = err;
+        return NULL;
+    }
+    g.text[g.len] = '\0';
+    if (len != NULL)
+        *len = g.len;
+    return g.text;
 }

@@ -331,9 +331,8 @@ int afx_report_read(struct afx_report *r, const char **what)
     afx_read_cgroup(r->pid, &r->deadline, &r->unit, &r->container);
     /* The host's own process (hostglibc.h) is compared with none. */
     r->own_root = !r->host_init && afx_own_root(r->pid);
-    afx_read_env(dir, &r->deadline, &r->env);
     /* Defaults stand for an environment it ran out of time to read. */
-    if (afx_deadline_passed(&r->deadline))
+    if (!afx_read_env(dir, &r->deadline, &r->env) || afx_deadline_passed(&r->deadline))
         return read_no_further(r, dir, "environ", ETIME);
     glibc_version(r);
     return 0;

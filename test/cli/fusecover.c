@@ -8,7 +8,18 @@
  *   fusecover FILE heap has a thread's arena, and maps FILE over the
  *                       first page of its heap (its header) once a line
  *                       "cover" comes on stdin: as it may between a
- *                       scan's read of its maps and of its memory.
+ *                       scan's read of its maps and of its memory;
+ *   fusecover FILE lock maps FILE, and holds its own memory map locked:
+ *                       a child reads that page through /proc/PPID/mem
+ *                       (a request of another process, never answered;
+ *                       the kernel keeps the map's lock taken across
+ *                       the fault), and a thread of its own then asks
+ *                       to change the map (mmap), queued for the lock.
+ *                       Every later reader of its map, environ or
+ *                       cmdline waits on the server.  When stdin
+ *                       closes it kills its children (the server among
+ *                       them: the kernel then fails the request), to
+ *                       end.
  *
  * A reader of /proc/PID/environ then faults those pages in: FUSE asks
  * the server (which never answers anyone but this program), a
@@ -21,6 +32,7 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +104,105 @@ static int heap_mode(const char *file)
     return 0;
 }
 
+/* The system call tid sleeps in is nr (/proc/self/task/TID/syscall). */
+static void wait_in_syscall(pid_t pid, pid_t tid, long nr)
+{
+    char path[96], text[64], want[32];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+    snprintf(want, sizeof want, "%ld ", nr);
+    for (;;) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n < 0)
+            die(path);
+        text[n] = '\0';
+        if (strncmp(text, want, strlen(want)) == 0)
+            return;
+        usleep(10000);
+    }
+}
+
+static int go[2];
+static pid_t locker_tid;
+
+/* Asks for the write lock of the memory map once told to. */
+static void *locker(void *unused)
+{
+    (void)unused;
+    char c;
+    locker_tid = (pid_t)syscall(SYS_gettid);
+    if (read(go[0], &c, 1) != 1)
+        return NULL;
+    syscall(SYS_mmap, NULL, 4096UL, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1L, 0L);
+    return NULL;
+}
+
+/* Every child of this process killed (/proc/self/task/PID/children). */
+static void kill_children(void)
+{
+    char path[64], text[4096];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    text[n > 0 ? n : 0] = '\0';
+    for (char *p = text, *end; *p != '\0'; p = end) {
+        long child = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        kill((pid_t)child, SIGKILL);
+    }
+}
+
+static int lock_mode(const char *file)
+{
+    /* Written straight out: no buffer to allocate once the map is held. */
+    setvbuf(stdout, NULL, _IONBF, 0);
+    long page = sysconf(_SC_PAGESIZE);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    char *at = fd >= 0 ? mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    if (at == MAP_FAILED)
+        die(file);
+    close(fd);
+    pthread_t t;
+    if (pipe(go) != 0 || pthread_create(&t, NULL, idle, NULL) != 0 || pthread_create(&t, NULL, locker, NULL) != 0)
+        die("pthread_create");
+    while (__atomic_load_n(&locker_tid, __ATOMIC_SEQ_CST) == 0)
+        usleep(1000);
+    pid_t self = getpid(), reader = fork();
+    if (reader < 0)
+        die("fork");
+    if (reader == 0) {
+        char path[64], c;
+        snprintf(path, sizeof path, "/proc/%d/mem", (int)self);
+        int mem = open(path, O_RDONLY | O_CLOEXEC);
+        if (mem < 0 || pread(mem, &c, 1, (off_t)(unsigned long)at) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    wait_in_syscall(reader, reader, SYS_pread64);
+    if (write(go[1], "", 1) != 1)
+        die("write");
+    wait_in_syscall(self, locker_tid, SYS_mmap);
+    printf("ready\n");
+    char c;
+    while (read(STDIN_FILENO, &c, 1) > 0)
+        ;
+    kill_children();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[2], "heap") == 0)
         return heap_mode(argv[1]);
+    if (argc == 3 && strcmp(argv[2], "lock") == 0)
+        return lock_mode(argv[1]);
     if (argc != 2) {
-        fprintf(stderr, "usage: fusecover FILE|uffd, or fusecover FILE heap\n");
+        fprintf(stderr, "usage: fusecover FILE|uffd, or fusecover FILE heap|lock\n");
         return 2;
     }
     long page = sysconf(_SC_PAGESIZE);

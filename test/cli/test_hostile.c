@@ -615,8 +615,8 @@ static const char *env_padding(void)
  * pread of it waited for ever and, once the server had taken the
  * request, even SIGKILL did not end it; the anonymous page below is
  * read, by the same helper.  inspect PID, --all and --prometheus
- * finish with that process there (the kernel reads environ from
- * anonymous memory only, which they rely on). */
+ * finish with that process there (its environ, on those pages, is
+ * read by the same helper). */
 START_TEST(memory_a_user_serves_holds_no_read)
 {
     if (skip_emulated(__func__, EMULATED_PROC))
@@ -727,6 +727,56 @@ START_TEST(memory_remapped_after_maps_holds_no_read)
 }
 END_TEST
 
+/* A process holds its own memory map locked (fusecover lock: a read of
+ * one of its pages a user's server never answers, with the map's lock
+ * taken across it, and a thread of its own queued for that lock).  The
+ * kernel takes that lock to read its environ and cmdline (and its maps,
+ * before 6.17): inspect PID, --all --json and --prometheus report it
+ * "cannot tell" and finish, the helper that read it left asleep.
+ * Before, each waited on the server for ever (137). */
+START_TEST(memory_map_a_user_holds_holds_no_read)
+{
+    if (skip_emulated(__func__, EMULATED_PROC))
+        return;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], file[PATH_MAX + 16], pid[32];
+    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(file, sizeof file, "%s/blob", dir);
+    struct live l;
+    live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, test_prog("fusecover"), "blob", test_prog("fusecover"),
+                              file, "lock"));
+    snprintf(pid, sizeof pid, "%d", (int)l.pid);
+    struct run one, all, prom;
+    run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+    run(&all, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all", "--json"));
+    run(&prom, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", "--all", "--prometheus"));
+    live_stop(&l);
+    rmdir(dir);
+    ck_assert_msg(WIFEXITED(one.status) && WIFEXITED(all.status) && WIFEXITED(prom.status),
+                  "inspect hung: %#x %#x %#x", one.status, all.status, prom.status);
+    char note[128], key[64], series[64];
+    snprintf(note, sizeof note, "verdict: cannot tell: reading /proc/%s/", pid);
+    snprintf(key, sizeof key, "\"pid\":%s,", pid);
+    snprintf(series, sizeof series, "\narenafix_processes{verdict=\"cannot_tell\"} ");
+    ck_assert_msg(strstr(one.out, note) != NULL, "%s\n%s", one.out, one.err);
+    /* Its object: from the brace before its pid, the verdict first. */
+    const char *row = strstr(all.out, key), *open = row;
+    while (open != NULL && open > all.out && *open != '{')
+        open--;
+    const char *verdict = open != NULL ? strstr(open, "\"verdict\":\"cannot tell\"") : NULL;
+    ck_assert_msg(verdict != NULL && verdict < row, "process %s is not listed cannot tell: %s", pid, all.out);
+    const char *counted = strstr(prom.out, series);
+    ck_assert_msg(counted != NULL && atol(counted + strlen(series)) >= 1, "%s", prom.out);
+    run_free(&one);
+    run_free(&all);
+    run_free(&prom);
+}
+END_TEST
+
 /* Its pages registered with a userfaultfd it never answers (fusecover
  * uffd, as root: the host may deny users one): a read from another
  * process fails at once rather than wait, and the scan finishes. */
@@ -824,6 +874,7 @@ Suite *hostile_suite(void)
     tcase_add_test(served, memory_a_user_serves_holds_no_read);
     tcase_add_test(served, memory_remapped_after_maps_holds_no_read);
     tcase_add_test(served, memory_a_userfaultfd_holds_no_read);
+    tcase_add_test(served, memory_map_a_user_holds_holds_no_read);
     tcase_add_test(served, a_directory_a_user_serves_holds_no_probe);
     tcase_set_timeout(served, 360);
     suite_add_tcase(s, served);
