@@ -1569,7 +1569,7 @@ START_TEST(podman_container_fixed_by_the_hook)
     fclose(conf);
     ran = ran && inspect_container(__func__, rel, share, "/usr/share/containers", &elsewhere, &empty);
     /* The same in the file podman 4.4 and later read as root alone. */
-    char rootful[PATH_MAX];
+    char rootful[PATH_MAX + 32];
     snprintf(rootful, sizeof rootful, "%s/containers.rootful.conf", share);
     ck_assert(rename(cmd, rootful) == 0);
     struct run as_root, as_root_empty;
