@@ -832,7 +832,8 @@ static bool maps_dev(pid_t pid, const char *path, unsigned *major, unsigned *min
  * mountinfo lists.  inspect finds the file system by the file's mount
  * and reads its glibc as on ext4: 2.36, affected as probed, 9 arenas.
  * Before, its libc was "on a file system mounted nowhere inspect sees"
- * and left unread, and the probe's walk refused every directory. */
+ * and left unread, and the probe's walk refused every directory.  Root
+ * without map_files reads it by its path, the same file. */
 START_TEST(a_btrfs_subvolume_is_read_as_any_disk)
 {
     const char *g = affected_glibc(__func__);
@@ -850,8 +851,9 @@ START_TEST(a_btrfs_subvolume_is_read_as_any_disk)
     snprintf(dir, sizeof dir, "%s", test_prog("btrfs.XXXXXX"));
     ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
     snprintf(sub, sizeof sub, "%s/mnt/sub", dir);
-    snprintf(cmd, sizeof cmd, "truncate -s 120M '%s/img' && mkfs.btrfs -q '%s/img' >/dev/null && losetup -f --show '%s/img'",
-             dir, dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "truncate -s 120M '%s/img' && mkfs.btrfs -q '%s/img' >/dev/null && losetup -f --show '%s/img'", dir,
+             dir, dir);
     struct run lo;
     run(&lo, NULL, ARGV("sh", "-c", cmd));
     if (WIFEXITED(lo.status) && WEXITSTATUS(lo.status) == 0)
@@ -872,11 +874,12 @@ START_TEST(a_btrfs_subvolume_is_read_as_any_disk)
         printf("SKIP %s: no btrfs on a loop device here (%s)\n", __func__, loop[0] == '\0' ? "losetup failed" : why);
         return;
     }
-    snprintf(cmd, sizeof cmd, "btrfs -q subvolume create '%s' && mkdir '%s/lib' && cp -a '%s/.' '%s/lib/' && cp '%s' '%s/'",
-             sub, sub, g, sub, test_prog("arenawait"), sub);
+    snprintf(cmd, sizeof cmd,
+             "btrfs -q subvolume create '%s' && mkdir '%s/lib' && cp -a '%s/.' '%s/lib/' && cp '%s' '%s/'", sub, sub,
+             g, sub, test_prog("arenawait"), sub);
     bool made = shell(cmd, why, sizeof why);
     struct live l = { .pid = -1 };
-    struct run one = { 0 };
+    struct run one = { 0 }, path = { 0 };
     struct stat st = { 0 };
     unsigned major = 0, minor = 0;
     char libc[PATH_MAX + 32], loader[PATH_MAX + 64], libdir[PATH_MAX + 16], prog[PATH_MAX + 16], pid[32];
@@ -890,6 +893,11 @@ START_TEST(a_btrfs_subvolume_is_read_as_any_disk)
         seen = maps_dev(l.pid, libc, &major, &minor) && stat(libc, &st) == 0;
         snprintf(pid, sizeof pid, "%d", (int)l.pid);
         run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+        /* Without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE map_files is
+         * closed: each file is reached by its path, and must be the very
+         * one mapped (maps' device, the mount's, not stat's). */
+        run(&path, NULL, ARGV("timeout", "-s", "KILL", "100", "setpriv",
+                              "--bounding-set=-sys_admin,-checkpoint_restore", cli(), "inspect", pid));
         live_stop(&l);
     }
     snprintf(cmd, sizeof cmd, "umount '%s/mnt' && losetup -d '%s' && rm -rf '%s'", dir, loop, dir);
@@ -906,6 +914,12 @@ START_TEST(a_btrfs_subvolume_is_read_as_any_disk)
                       && strstr(one.out, "mounted nowhere") == NULL,
                   "%s", one.out);
     run_free(&one);
+    ck_assert_status(&path, 3);
+    /* Its version read (the probe needs CAP_SYS_ADMIN, dropped here). */
+    ck_assert_msg(strstr(path.out, "\n  glibc:              2.36, ") != NULL && strstr(path.out, "not read") == NULL
+                      && strstr(path.out, "arenas, counted:    9") != NULL,
+                  "%s", path.out);
+    run_free(&path);
 }
 END_TEST
 
