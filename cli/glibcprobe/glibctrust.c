@@ -46,16 +46,19 @@ static bool root_only_dir(const struct stat *st, const char *where, char *why, s
 }
 
 /* The file behind fd (O_PATH) is on a file system the kernel serves
- * itself, by its device as the kernel holds it (a statx that asks no
- * FUSE server): else false, with why naming where. */
+ * itself, by its mount or device as the kernel holds them (a statx that
+ * asks no FUSE server): else false, with why naming where. */
 static bool kernel_served(const struct afx_proc_root *pr, int fd, const char *where, char *why, size_t size)
 {
     struct statx sx;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &sx) != 0) {
+    unsigned major, minor;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID, &sx) != 0) {
         snprintf(why, size, "cannot read %s: %s", where, strerror(errno));
         return false;
     }
-    enum afx_fs_server s = afx_fs_server(pr->pid, sx.stx_dev_major, sx.stx_dev_minor);
+    /* By its mount (btrfs's stat shows a subvolume's device, which no
+     * mountinfo lists). */
+    enum afx_fs_server s = afx_file_fs_server(pr->pid, &sx, &major, &minor);
     if (s == AFX_FS_KERNEL)
         return true;
     snprintf(why, size, "%s is %s", where, afx_user_fs_note(s == AFX_FS_USER ? AFX_ERR_USER_FS : AFX_ERR_UNSEEN_FS));

@@ -30,13 +30,34 @@ static int dev_kernel_served(long pid, unsigned major, unsigned minor)
 /* The file system of the file behind pathfd (O_PATH), from what the
  * kernel holds: statx syncs nothing from a FUSE server with
  * AT_STATX_DONT_SYNC, and the open pathfd keeps that file system's
- * device number its own while it is looked up.  0, or -1 with errno
- * (AFX_ERR_USER_FS or AFX_ERR_UNSEEN_FS where it is not the kernel's). */
-static int file_kernel_served(long pid, int pathfd, struct statx *sx)
+ * mount (and device number) its own while it is looked up.  0, or -1
+ * with errno (AFX_ERR_USER_FS or AFX_ERR_UNSEEN_FS where it is not the
+ * kernel's); *major:*minor the device its mount lists (userfs.h). */
+static int file_kernel_served(long pid, int pathfd, struct statx *sx, unsigned *major, unsigned *minor)
 {
-    if (statx(pathfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, sx) != 0)
+    if (statx(pathfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO | STATX_MNT_ID, sx) != 0)
         return -1;
-    return dev_kernel_served(pid, sx->stx_dev_major, sx->stx_dev_minor);
+    switch (afx_file_fs_server(pid, sx, major, minor)) {
+    case AFX_FS_KERNEL:
+        return 0;
+    case AFX_FS_USER:
+        errno = AFX_ERR_USER_FS;
+        return -1;
+    default:
+        errno = AFX_ERR_UNSEEN_FS;
+        return -1;
+    }
+}
+
+/* The file sx describes, on the mount that lists major:minor, is the
+ * one mapped: the same inode, and the device maps shows, as stat shows
+ * it or as its mount's line lists it (btrfs's stat shows a subvolume's
+ * own device, maps the file system's). */
+static bool same_file(const struct statx *sx, unsigned major, unsigned minor, const struct afx_mapping *m)
+{
+    bool dev = (sx->stx_dev_major == m->dev_major && sx->stx_dev_minor == m->dev_minor)
+               || (major == m->dev_major && minor == m->dev_minor);
+    return dev && sx->stx_ino == m->inode;
 }
 
 /* pathfd (O_PATH, closed here) opened for reading, if it is a regular
@@ -46,15 +67,15 @@ static int reopen_checked(long pid, int pathfd, const struct afx_mapping *same)
 {
     char fdpath[64];
     struct statx sx;
+    unsigned major, minor;
     int fd = -1;
-    if (file_kernel_served(pid, pathfd, &sx) != 0)
+    if (file_kernel_served(pid, pathfd, &sx, &major, &minor) != 0)
         goto out;
     if (!S_ISREG(sx.stx_mode)) {
         errno = EINVAL;
         goto out;
     }
-    if (same != NULL && (sx.stx_dev_major != same->dev_major || sx.stx_dev_minor != same->dev_minor
-                         || sx.stx_ino != same->inode)) {
+    if (same != NULL && !same_file(&sx, major, minor, same)) {
         errno = ESTALE;     /* another file than the one mapped */
         goto out;
     }

@@ -63,35 +63,71 @@ static bool each_mount(const char *path, bool (*fn)(void *ctx, const char *line,
     return hit;
 }
 
-struct dev_lookup {
-    char dev[32];
-    size_t dev_len;
+struct mount_lookup {
+    int key;            /* the field matched: 0, the mount ID; 2, major:minor */
+    char want[32];
+    size_t want_len;
     enum afx_fs_server found;
+    unsigned major, minor;      /* the device the line found lists */
 };
 
-static bool match_dev(void *ctx, const char *line, const char *end)
+static bool match_mount(void *ctx, const char *line, const char *end)
 {
-    struct dev_lookup *d = ctx;
-    size_t n, tn;
-    const char *dev = field(line, end, 2, &n);
+    struct mount_lookup *d = ctx;
+    size_t n = 0, dn = 0, tn = 0;
+    const char *key = field(line, end, d->key, &n);
+    const char *dev = field(line, end, 2, &dn);
     const char *type = fs_type(line, end, &tn);
-    if (dev == NULL || type == NULL || n != d->dev_len || memcmp(dev, d->dev, n) != 0)
+    if (key == NULL || dev == NULL || type == NULL || n != d->want_len || memcmp(key, d->want, n) != 0)
+        return false;
+    char text[32];
+    if (dn >= sizeof text)
+        return false;
+    memcpy(text, dev, dn);
+    text[dn] = '\0';
+    if (sscanf(text, "%u:%u", &d->major, &d->minor) != 2)
         return false;
     d->found = is_fuse(type, tn) ? AFX_FS_USER : AFX_FS_KERNEL;
     return true;
+}
+
+/* The line of pid's mountinfo, else of ours, whose field d->key is
+ * d->want. */
+static void find_mount(long pid, struct mount_lookup *d)
+{
+    char path[64];
+    bool read;
+    d->found = AFX_FS_UNSEEN;
+    snprintf(path, sizeof path, "/proc/%ld/mountinfo", pid);
+    if (!each_mount(path, match_mount, d, &read))
+        each_mount("/proc/self/mountinfo", match_mount, d, &read);
 }
 
 enum afx_fs_server afx_fs_server(long pid, unsigned major, unsigned minor)
 {
     if (major != 0)
         return AFX_FS_KERNEL;
-    struct dev_lookup d = { .found = AFX_FS_UNSEEN };
-    char path[64];
-    bool read;
-    d.dev_len = (size_t)snprintf(d.dev, sizeof d.dev, "%u:%u", major, minor);
-    snprintf(path, sizeof path, "/proc/%ld/mountinfo", pid);
-    if (!each_mount(path, match_dev, &d, &read))
-        each_mount("/proc/self/mountinfo", match_dev, &d, &read);
+    struct mount_lookup d = { .key = 2 };
+    d.want_len = (size_t)snprintf(d.want, sizeof d.want, "%u:%u", major, minor);
+    find_mount(pid, &d);
+    return d.found;
+}
+
+enum afx_fs_server afx_file_fs_server(long pid, const struct statx *sx, unsigned *major, unsigned *minor)
+{
+    *major = sx->stx_dev_major;
+    *minor = sx->stx_dev_minor;
+    if (sx->stx_dev_major != 0)
+        return AFX_FS_KERNEL;
+    if ((sx->stx_mask & STATX_MNT_ID) == 0)
+        return afx_fs_server(pid, sx->stx_dev_major, sx->stx_dev_minor);
+    struct mount_lookup d = { .key = 0 };
+    d.want_len = (size_t)snprintf(d.want, sizeof d.want, "%llu", (unsigned long long)sx->stx_mnt_id);
+    find_mount(pid, &d);
+    if (d.found != AFX_FS_UNSEEN) {
+        *major = d.major;
+        *minor = d.minor;
+    }
     return d.found;
 }
 

@@ -10,6 +10,7 @@
 #define AFX_USERFS_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 enum afx_fs_server {
     AFX_FS_KERNEL,      /* the kernel's own (a block device's, tmpfs, overlay...) */
@@ -23,6 +24,17 @@ enum afx_fs_server {
  * holds a file of that device open (or pid maps one), so that the
  * number names that file system and no other while it is looked up. */
 enum afx_fs_server afx_fs_server(long pid, unsigned major, unsigned minor);
+
+/* The file system of the file sx describes (a statx that asked for
+ * STATX_MNT_ID, of a file the caller holds open, so that its mount
+ * stays the one that ID names): a block device's is the kernel's;
+ * another's is its mount's, found by its mount ID in pid's mountinfo,
+ * then in ours, or by its device where the kernel gave no mount ID
+ * (before 5.8).  Not by its device alone: btrfs's stat shows a
+ * subvolume's own anonymous device, which no mountinfo lists (they and
+ * maps list the file system's).  *major:*minor: the device that mount's
+ * line lists (else sx's), the one maps shows for the file's pages. */
+enum afx_fs_server afx_file_fs_server(long pid, const struct statx *sx, unsigned *major, unsigned *minor);
 
 /* A mount of FUSE in pid's mountinfo at path or at a directory above
  * it: walking path would ask that file system's program. */

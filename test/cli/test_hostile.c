@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "arenarule.h"
 #include "escape.h"
@@ -846,6 +848,131 @@ START_TEST(a_directory_a_user_serves_holds_no_probe)
 }
 END_TEST
 
+/* "sh -c CMD" ran and exited 0; else its output into why. */
+static bool shell(const char *cmd, char *why, size_t size)
+{
+    struct run r;
+    run(&r, NULL, ARGV("sh", "-c", cmd));
+    bool ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+    if (!ok && why[0] == '\0')
+        snprintf(why, size, "%s: status 0x%x: %s%s", cmd, r.status, r.out, r.err);
+    run_free(&r);
+    return ok;
+}
+
+/* The device maps shows for the first mapping of path in process pid. */
+static bool maps_dev(pid_t pid, const char *path, unsigned *major, unsigned *minor)
+{
+    char file[64], line[2 * PATH_MAX];
+    snprintf(file, sizeof file, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(file, "r");
+    bool found = false;
+    while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+        char *name = strchr(line, '/');
+        if (name != NULL && strncmp(name, path, strlen(path)) == 0 && name[strlen(path)] == '\n')
+            found = sscanf(line, "%*s %*s %*s %x:%x", major, minor) == 2;
+    }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* A program and its glibc on a btrfs subvolume (Fedora's root): stat
+ * shows the subvolume's own anonymous device, which neither maps nor
+ * mountinfo lists.  inspect finds the file system by the file's mount
+ * and reads its glibc as on ext4: 2.36, affected as probed, 9 arenas.
+ * Before, its libc was "on a file system mounted nowhere inspect sees"
+ * and left unread, and the probe's walk refused every directory.  Root
+ * without map_files reads it by its path, the same file. */
+START_TEST(a_btrfs_subvolume_is_read_as_any_disk)
+{
+    const char *g = affected_glibc(__func__);
+    if (g == NULL || skip_emulated(__func__, EMULATED_PROC))
+        return;
+    struct run tool;
+    run(&tool, NULL, ARGV("sh", "-c", "command -v mkfs.btrfs && command -v btrfs && command -v losetup"));
+    bool tools = WIFEXITED(tool.status) && WEXITSTATUS(tool.status) == 0;
+    run_free(&tool);
+    if (geteuid() != 0 || !tools) {
+        printf("SKIP %s: needs root, mkfs.btrfs and btrfs (btrfs-progs) and losetup\n", __func__);
+        return;
+    }
+    char dir[PATH_MAX], cmd[8 * PATH_MAX], why[4 * PATH_MAX] = "", loop[64] = "", sub[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s", test_prog("btrfs.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    snprintf(sub, sizeof sub, "%s/mnt/sub", dir);
+    snprintf(cmd, sizeof cmd,
+             "truncate -s 120M '%s/img' && mkfs.btrfs -q '%s/img' >/dev/null && losetup -f --show '%s/img'", dir,
+             dir, dir);
+    struct run lo;
+    run(&lo, NULL, ARGV("sh", "-c", cmd));
+    if (WIFEXITED(lo.status) && WEXITSTATUS(lo.status) == 0)
+        sscanf(lo.out, "%63s", loop);
+    run_free(&lo);
+    bool mounted = false;
+    if (loop[0] != '\0') {
+        snprintf(cmd, sizeof cmd, "mkdir '%s/mnt' && mount -t btrfs '%s' '%s/mnt'", dir, loop, dir);
+        mounted = shell(cmd, why, sizeof why);
+    }
+    if (!mounted) {
+        if (loop[0] != '\0') {
+            snprintf(cmd, sizeof cmd, "losetup -d '%s'", loop);
+            shell(cmd, why, sizeof why);
+        }
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        shell(cmd, why, sizeof why);
+        printf("SKIP %s: no btrfs on a loop device here (%s)\n", __func__, loop[0] == '\0' ? "losetup failed" : why);
+        return;
+    }
+    snprintf(cmd, sizeof cmd,
+             "btrfs -q subvolume create '%s' && mkdir '%s/lib' && cp -a '%s/.' '%s/lib/' && cp '%s' '%s/'", sub, sub,
+             g, sub, test_prog("arenawait"), sub);
+    bool made = shell(cmd, why, sizeof why);
+    struct live l = { .pid = -1 };
+    struct run one = { 0 }, path = { 0 };
+    struct stat st = { 0 };
+    unsigned major = 0, minor = 0;
+    char libc[PATH_MAX + 32], loader[PATH_MAX + 64], libdir[PATH_MAX + 16], prog[PATH_MAX + 16], pid[32];
+    snprintf(libc, sizeof libc, "%s/lib/libc.so.6", sub);
+    snprintf(loader, sizeof loader, "%s/lib/%s", sub, strrchr(affected_loader(g), '/') + 1);
+    snprintf(libdir, sizeof libdir, "%s/lib", sub);
+    snprintf(prog, sizeof prog, "%s/arenawait", sub);
+    bool seen = false;
+    if (made) {
+        live_start(&l, NULL, ARGV(loader, "--library-path", libdir, prog, "30", "pinned"));
+        seen = maps_dev(l.pid, libc, &major, &minor) && stat(libc, &st) == 0;
+        snprintf(pid, sizeof pid, "%d", (int)l.pid);
+        run(&one, NULL, ARGV("timeout", "-s", "KILL", "100", cli(), "inspect", pid));
+        /* Without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE map_files is
+         * closed: each file is reached by its path, and must be the very
+         * one mapped (maps' device, the mount's, not stat's). */
+        run(&path, NULL, ARGV("timeout", "-s", "KILL", "100", "setpriv",
+                              "--bounding-set=-sys_admin,-checkpoint_restore", cli(), "inspect", pid));
+        live_stop(&l);
+    }
+    snprintf(cmd, sizeof cmd, "umount '%s/mnt' && losetup -d '%s' && rm -rf '%s'", dir, loop, dir);
+    bool clean = shell(cmd, why, sizeof why);
+    ck_assert_msg(made && clean, "%s", why);
+    ck_assert_int_eq(l.arenas, 9);
+    /* What the test is about: stat's device is not the one maps shows. */
+    ck_assert_msg(seen && (major != major(st.st_dev) || minor != minor(st.st_dev)),
+                  "maps %u:%u, stat %u:%u: not btrfs's subvolume device", major, minor, major(st.st_dev),
+                  minor(st.st_dev));
+    ck_assert_status(&one, 3);
+    ck_assert_msg(strstr(one.out, "\n  glibc:              2.36, affected (probed as the process") != NULL
+                      && strstr(one.out, "arenas, counted:    9") != NULL && strstr(one.out, "\nverdict: hit") != NULL
+                      && strstr(one.out, "mounted nowhere") == NULL,
+                  "%s", one.out);
+    run_free(&one);
+    ck_assert_status(&path, 3);
+    /* Its version read (the probe needs CAP_SYS_ADMIN, dropped here). */
+    ck_assert_msg(strstr(path.out, "\n  glibc:              2.36, ") != NULL && strstr(path.out, "not read") == NULL
+                      && strstr(path.out, "arenas, counted:    9") != NULL,
+                  "%s", path.out);
+    run_free(&path);
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile input");
@@ -876,6 +1003,7 @@ Suite *hostile_suite(void)
     tcase_add_test(served, memory_a_userfaultfd_holds_no_read);
     tcase_add_test(served, memory_map_a_user_holds_holds_no_read);
     tcase_add_test(served, a_directory_a_user_serves_holds_no_probe);
+    tcase_add_test(served, a_btrfs_subvolume_is_read_as_any_disk);
     tcase_set_timeout(served, 360);
     suite_add_tcase(s, served);
     return s;
