@@ -932,7 +932,7 @@ START_TEST(a_btrfs_subvolume_is_read_as_any_disk)
     struct run one = { 0 }, path = { 0 };
     struct stat st = { 0 };
     unsigned major = 0, minor = 0;
-    char libc[PATH_MAX + 32], loader[PATH_MAX + 64], libdir[PATH_MAX + 16], prog[PATH_MAX + 16], pid[32];
+    char libc[PATH_MAX + 64], loader[PATH_MAX + 64], libdir[PATH_MAX + 64], prog[PATH_MAX + 64], pid[32];
     snprintf(libc, sizeof libc, "%s/lib/libc.so.6", sub);
     snprintf(loader, sizeof loader, "%s/lib/%s", sub, strrchr(affected_loader(g), '/') + 1);
     snprintf(libdir, sizeof libdir, "%s/lib", sub);
