@@ -13,9 +13,9 @@
 /* Device major:minor as process pid's mounts name it is the kernel's:
  * 0, or -1 with errno AFX_ERR_USER_FS (a user's FUSE file system) or
  * AFX_ERR_UNSEEN_FS (mounted nowhere it or we can see). */
-static int dev_kernel_served(long pid, unsigned major, unsigned minor)
+static int served(enum afx_fs_server s)
 {
-    switch (afx_fs_server(pid, major, minor)) {
+    switch (s) {
     case AFX_FS_KERNEL:
         return 0;
     case AFX_FS_USER:
@@ -25,6 +25,11 @@ static int dev_kernel_served(long pid, unsigned major, unsigned minor)
         errno = AFX_ERR_UNSEEN_FS;
         return -1;
     }
+}
+
+static int dev_kernel_served(long pid, unsigned major, unsigned minor)
+{
+    return served(afx_fs_server(pid, major, minor));
 }
 
 /* The file system of the file behind pathfd (O_PATH), from what the
@@ -37,16 +42,7 @@ static int file_kernel_served(long pid, int pathfd, struct statx *sx, unsigned *
 {
     if (statx(pathfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO | STATX_MNT_ID, sx) != 0)
         return -1;
-    switch (afx_file_fs_server(pid, sx, major, minor)) {
-    case AFX_FS_KERNEL:
-        return 0;
-    case AFX_FS_USER:
-        errno = AFX_ERR_USER_FS;
-        return -1;
-    default:
-        errno = AFX_ERR_UNSEEN_FS;
-        return -1;
-    }
+    return served(afx_file_fs_server(pid, sx, major, minor));
 }
 
 /* The file sx describes, on the mount that lists major:minor, is the
