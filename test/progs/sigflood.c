@@ -1,14 +1,19 @@
 /* Signal handlers that call the affinity functions, which glibc makes
  * async-signal-safe, while the process starts its first threads and
- * allocates: a timer floods the main thread with SIGALRM, the handler
- * sets the mask it already has, with both calls.  With arenafix loaded
- * this must never hang (bound the run from outside) and must leave
- * the counts as glibc gives them.
+ * allocates: a timer floods the process with SIGALRM, the handler sets
+ * the mask it already has, with both calls.  With arenafix loaded this
+ * must never hang (bound the run from outside) and must leave the
+ * counts as glibc gives them.
  *
  *   sigflood THREADS [INTERVAL_US]
  *
- * INTERVAL_US (20 by default) between signals: an emulator needs more
- * for the handler to finish between two of them. */
+ * The next signal is armed when the handler returns, INTERVAL_US (20 by
+ * default) later, with no timer slack: between two handlers the program
+ * always has that long to go on.  A periodic timer does not give it that
+ * (a handler that takes its whole period, or a loaded machine that runs
+ * the program for less than it, leaves no time between two signals: the
+ * program livelocks in its handler, for seconds, and the flood measures
+ * the machine's load instead of arenafix). */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,12 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 
 #include "arenas.h"
 
 static cpu_set_t mask;
 static volatile sig_atomic_t handled;
+static long interval_us;
+static volatile sig_atomic_t stopping;   /* the last handler arms no more */
 
 static void reapply(int sig)
 {
@@ -30,6 +38,10 @@ static void reapply(int sig)
     sched_setaffinity(0, sizeof mask, &mask);
     pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
     handled++;
+    if (!stopping) {
+        struct itimerval next = { .it_value.tv_usec = interval_us };
+        setitimer(ITIMER_REAL, &next, NULL);
+    }
     errno = saved;
 }
 
@@ -53,7 +65,10 @@ int main(int argc, char **argv)
         return 2;
     struct sigaction sa = { .sa_handler = reapply, .sa_flags = SA_RESTART };
     sigaction(SIGALRM, &sa, NULL);
-    struct itimerval flood = { .it_interval.tv_usec = us, .it_value.tv_usec = us };
+    /* The default slack (50 us) would stretch each interval. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    interval_us = us;
+    struct itimerval flood = { .it_value.tv_usec = us };
     setitimer(ITIMER_REAL, &flood, NULL);
 
     for (int i = 0; i < 2000; i++) {
@@ -72,6 +87,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < n; i++)
         pthread_join(t[i], NULL);
+    stopping = 1;
     struct itimerval off = { 0 };
     setitimer(ITIMER_REAL, &off, NULL);
     printf("arenas=%d\nsignals=%d\n", count_arenas(), (int)handled);
