@@ -111,7 +111,7 @@ check:
 	@echo "make check: $(words $(CHECK_SUITES)) suites, $(CHECK_JOBS) at a time; each prints its output when it ends"
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget $(CHECK_SUITES)
 
-SLOW_SUITES := check-releases check-cost check-hard check-vm check-node-exporter
+SLOW_SUITES := check-releases check-cost check-role check-hard check-vm check-node-exporter
 ALL_SUITES := check-deb check-rpm check-cross check-host check-fleet check-containers check-kube
 check-slow: check $(SLOW_SUITES)
 check-all: check-slow $(ALL_SUITES)
