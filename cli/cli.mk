@@ -37,13 +37,12 @@ $(B)/cli:
 	mkdir -p $@
 
 # The install directories and the build's library are compiled in:
-# rebuild when they change.  The stamp is written as the Makefile is
-# read, and only when they change: a recipe run every time would take a
-# job slot ahead of each goal that needs it, and make -j would start
-# check-cli after the short suites instead of first.
-CLI_PATHS = $(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR) $(SYSCONFDIR) $(HOOKLOG)
-$(shell mkdir -p $(B)/cli && { echo '$(CLI_PATHS)' | cmp -s - $(B)/cli/paths.stamp || \
-    echo '$(CLI_PATHS)' > $(B)/cli/paths.stamp; })
+# rebuild when they change.
+$(B)/cli/paths.stamp: FORCE | $(B)/cli
+	@echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR) $(SYSCONFDIR) $(HOOKLOG)' | cmp -s - $@ || \
+	    echo '$(PKGLIBDIR) $(CLI_LIB_ENTRY) $(CLI_BUILD_LIB) $(BINDIR) $(SYSCONFDIR) $(HOOKLOG)' > $@
+.PHONY: FORCE
+FORCE:
 
 $(B)/cli/library.o $(B)/cli/runtime/runtimeconf.o $(B)/cli/runtime/runtimecmd.o: $(B)/cli/paths.stamp
 

@@ -185,11 +185,10 @@ p_tsan_activation() {
 # builds of the shim: never a hang (each run is bounded), never a report.
 p_signal_flood() {
     local runs=20
-    # A SIGALRM every 100 us, not the fidelity suite's 20: the handler's
-    # two affinity calls run instrumented here, and on a loaded 2-CPU
-    # machine an ASan handler took longer than 20 us often enough to
-    # livelock the program in its handler (run 19 of 20 once), which
-    # says nothing of arenafix.  Natively, test_fidelity.c floods at 20.
+    # A SIGALRM 100 us after each handler, not the fidelity suite's 20:
+    # the handler's two affinity calls run instrumented here, several
+    # times slower, and 100 us still lands a signal every few calls.
+    # Natively, test_fidelity.c floods at 20.
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
     for mode in mallopt touch both; do

@@ -8,8 +8,8 @@
  *   sigflood THREADS [INTERVAL_US]
  *
  * The next signal is armed when the handler returns, INTERVAL_US (20 by
- * default) later, with no timer slack: between two handlers the program
- * always has that long to go on.  A periodic timer does not give it that
+ * default) later: between two handlers the program always has that long
+ * to go on.  A periodic timer does not give it that
  * (a handler that takes its whole period, or a loaded machine that runs
  * the program for less than it, leaves no time between two signals: the
  * program livelocks in its handler, for seconds, and the flood measures
@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/time.h>
 
 #include "arenas.h"
@@ -65,8 +64,6 @@ int main(int argc, char **argv)
         return 2;
     struct sigaction sa = { .sa_handler = reapply, .sa_flags = SA_RESTART };
     sigaction(SIGALRM, &sa, NULL);
-    /* The default slack (50 us) would stretch each interval. */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     interval_us = us;
     struct itimerval flood = { .it_value.tv_usec = us };
     setitimer(ITIMER_REAL, &flood, NULL);
