@@ -5,44 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textbuf.h"
+
 /* systemd's limits and character classes (conf-parser.h, string-util.h). */
 #define LONG_LINE_MAX (1U << 20)
 #define WHITESPACE " \t\n\r"
 #define COMMENTS "#;"
 #define UNIT_NAME_MAX 256
 
-/* ---- a growable string ----------------------------------------------- */
+/* ---- a growable string (textbuf.h) --------------------------------- */
 
-struct buf {
-    char *data;
-    size_t len, cap;
-    bool oom;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
+static void buf_char(struct afx_textbuf *b, char c)
 {
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *data = realloc(b->data, cap);
-        if (data == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->data = data;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void buf_char(struct buf *b, char c)
-{
-    buf_add(b, &c, 1);
+    afx_textbuf_add(b, &c, 1);
 }
 
 /* ---- UTF-8 (utf8.c) ---------------------------------------------------- */
@@ -75,7 +50,7 @@ bool afx_utf8_valid(const char *s, size_t len)
     return true;
 }
 
-static void utf8_add(struct buf *b, uint32_t u)
+static void utf8_add(struct afx_textbuf *b, uint32_t u)
 {
     char out[4];
     size_t n;
@@ -90,7 +65,7 @@ static void utf8_add(struct buf *b, uint32_t u)
         out[0] = (char)(0xf0 | u >> 18), out[1] = (char)(0x80 | (u >> 12 & 0x3f));
         out[2] = (char)(0x80 | (u >> 6 & 0x3f)), out[3] = (char)(0x80 | (u & 0x3f)), n = 4;
     }
-    buf_add(b, out, n);
+    afx_textbuf_add(b, out, n);
 }
 
 /* ---- words (escape.c, extract-word.c) ---------------------------------- */
@@ -145,7 +120,7 @@ static int cunescape_one(const char *p, uint32_t *u, bool *byte)
 /* The escape after a backslash at p, appended to w as systemd decodes
  * it (a raw byte for \xNN and octal, UTF-8 for the others): the
  * characters it takes, or -1. */
-static int unescape(const char *p, struct buf *w)
+static int unescape(const char *p, struct afx_textbuf *w)
 {
     uint32_t u;
     bool byte;
@@ -161,11 +136,11 @@ static int unescape(const char *p, struct buf *w)
  * EXTRACT_UNQUOTE) cuts it: quotes anywhere in a word, C escapes inside
  * and outside them.  1 and the word in *w, 0 at the end, -1 on bad
  * syntax (systemd then ignores the rest of the line). */
-static int next_word(const char **p, struct buf *w)
+static int next_word(const char **p, struct afx_textbuf *w)
 {
     const char *s = *p + strspn(*p, WHITESPACE);
     w->len = 0;
-    buf_add(w, "", 0);
+    afx_textbuf_add(w, "", 0);
     if (*s == '\0')
         return 0;
     char quote = 0;
@@ -215,10 +190,10 @@ static char specifier_in(const char *s, size_t n)
 }
 
 /* s[0..n) with "%%" read as "%" (a lone "%" at the end stays). */
-static void unpercent(struct buf *out, const char *s, size_t n)
+static void unpercent(struct afx_textbuf *out, const char *s, size_t n)
 {
     out->len = 0;
-    buf_add(out, "", 0);
+    afx_textbuf_add(out, "", 0);
     for (size_t i = 0; i < n; i++) {
         buf_char(out, s[i]);
         if (s[i] == '%' && i + 1 < n)
@@ -269,7 +244,7 @@ struct parse {
     const char *file;
     unsigned line;
     bool service;       /* in [Service] */
-    struct buf word, tmp;
+    struct afx_textbuf word, tmp;
 };
 
 static void unset(struct afx_unit_env *e)
@@ -428,7 +403,7 @@ static bool next_line(const char *t, size_t len, size_t *pos, size_t *start, siz
 void afx_unit_env_apply(struct afx_unit_env *e, const char *text, size_t len, const char *file)
 {
     struct parse p = { .e = e, .file = file };
-    struct buf line = { 0 }, cont = { 0 };
+    struct afx_textbuf line = { 0 }, cont = { 0 };
     bool continued = false, bom_seen = false;
     size_t pos = 0, start, n;
     while (e->broken[0] == '\0' && next_line(text, len, &pos, &start, &n)) {
@@ -438,7 +413,7 @@ void afx_unit_env_apply(struct afx_unit_env *e, const char *text, size_t len, co
             break;
         }
         line.len = 0;
-        buf_add(&line, text + start, n);
+        afx_textbuf_add(&line, text + start, n);
         if (line.oom)
             break;
         const char *l = line.data + strspn(line.data, WHITESPACE);
@@ -456,7 +431,7 @@ void afx_unit_env_apply(struct afx_unit_env *e, const char *text, size_t len, co
             broken(&p, "continuation line too long");
             break;
         }
-        buf_add(&cont, l, add);
+        afx_textbuf_add(&cont, l, add);
         if (cont.oom)
             break;
         /* The text before ends unescaped: its trailing backslash became a space. */
@@ -487,14 +462,14 @@ void afx_unit_env_apply(struct afx_unit_env *e, const char *text, size_t len, co
 
 /* One word as shell_maybe_quote() wrote it: bare, or in double quotes
  * with \ before \ " ` $ and C escapes for control characters. */
-static int show_word(const char **p, struct buf *w)
+static int show_word(const char **p, struct afx_textbuf *w)
 {
     const char *s = *p;
     w->len = 0;
-    buf_add(w, "", 0);
+    afx_textbuf_add(w, "", 0);
     if (*s != '"') {
         size_t n = strcspn(s, " \n");
-        buf_add(w, s, n);
+        afx_textbuf_add(w, s, n);
         *p = s + n;
         return 1;
     }
@@ -529,7 +504,7 @@ int afx_show_preload(const char *show, char **value)
     }
     if (line == NULL)
         return 0;
-    struct buf w = { 0 };
+    struct afx_textbuf w = { 0 };
     int found = 0;
     for (const char *p = line + 12; *p != '\n' && *p != '\0';) {
         if (show_word(&p, &w) < 0 || w.oom || (*p != ' ' && *p != '\n' && *p != '\0')) {
@@ -628,13 +603,13 @@ char *afx_dropin_text(const char *unit, const char *ld_preload)
         return NULL;
     /* Inside systemd's double quotes: backslash and quote escaped, %
      * doubled (specifiers), control characters as \xNN: one line. */
-    struct buf q = { 0 };
+    struct afx_textbuf q = { 0 };
     for (const char *p = ld_preload; *p != '\0'; p++) {
         unsigned char c = (unsigned char)*p;
         char hex[8];
         if (c < ' ' || c == 127) {
             snprintf(hex, sizeof hex, "\\x%02x", c);
-            buf_add(&q, hex, 4);
+            afx_textbuf_add(&q, hex, 4);
         } else {
             if (c == '"' || c == '\\')
                 buf_char(&q, '\\');

@@ -16,6 +16,7 @@
 
 #include "proc/procmaps.h"
 #include "readfile.h"
+#include "textbuf.h"
 
 /* Addresses asked for at once: a process's heaps, as the maps keep them. */
 #define BATCH AFX_MAX_HEAPS
@@ -386,42 +387,24 @@ bool afx_mem_read_pieces(const char *path, size_t max, const struct afx_deadline
     }
 }
 
-struct grown {
-    char *text;
-    size_t len, size;
-    bool failed;
-};
-
 static void grow(void *ctx, const char *piece, size_t len)
 {
-    struct grown *g = ctx;
-    if (g->failed)
-        return;
-    if (g->len + len + 1 > g->size) {
-        size_t size = g->size * 2 > g->len + len + 1 ? g->size * 2 : g->len + len + 1;
-        char *text = realloc(g->text, size);
-        if (text == NULL) {
-            g->failed = true;
-            return;
-        }
-        g->text = text;
-        g->size = size;
-    }
-    memcpy(g->text + g->len, piece, len);
-    g->len += len;
+    afx_textbuf_add(ctx, piece, len);
 }
 
 char *afx_mem_slurp(const char *path, size_t max, const struct afx_deadline *by, size_t *len)
 {
-    struct grown g = { 0 };
-    if (!afx_mem_read_pieces(path, max, by, grow, &g) || g.failed || (g.text == NULL && (g.text = malloc(1)) == NULL)) {
-        int err = g.failed ? ENOMEM : errno;
-        free(g.text);
+    struct afx_textbuf t = { 0 };
+    bool read = afx_mem_read_pieces(path, max, by, grow, &t);
+    int err = errno;
+    afx_textbuf_add(&t, "", 0);     /* "" for an empty file */
+    if (!read || t.oom) {
+        err = t.oom ? ENOMEM : err;
+        free(t.data);
         errno = err;
         return NULL;
     }
-    g.text[g.len] = '\0';
     if (len != NULL)
-        *len = g.len;
-    return g.text;
+        *len = t.len;
+    return t.data;
 }

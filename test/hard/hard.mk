@@ -81,9 +81,10 @@ $(HARD)/asan/unit: $(UNIT_SRC) $(SHIM_PURE) | $(HARD)/asan
 FUZZ_CFLAGS := $(AFX_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=undefined -Ishim -Icommon
 # The unit-file reader is the command's: built with its sources.
-$(FUZZ_DIR)/fuzz_unitfile: test/fuzz/fuzz_unitfile.c cli/enable/unitfile.c cli/preload.c cli/enable/unitfile.h \
-                           cli/preload.h | $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icli -Icli/enable -o $@ test/fuzz/fuzz_unitfile.c cli/enable/unitfile.c cli/preload.c
+$(FUZZ_DIR)/fuzz_unitfile: test/fuzz/fuzz_unitfile.c cli/enable/unitfile.c cli/preload.c cli/textbuf.c \
+                           cli/enable/unitfile.h cli/preload.h cli/textbuf.h | $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icli -Icli/enable -o $@ test/fuzz/fuzz_unitfile.c cli/enable/unitfile.c cli/preload.c \
+	    cli/textbuf.c
 
 $(FUZZ_DIR)/fuzz_%: test/fuzz/fuzz_%.c $(SHIM_PURE) common/sysparse.h common/usersettings.h \
                     common/config.h shim/policy.h | $(FUZZ_DIR)
