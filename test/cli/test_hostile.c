@@ -495,6 +495,20 @@ START_TEST(advice_for_a_process_under_arenafix)
 }
 END_TEST
 
+/* dir (PATH_MAX bytes): a new directory for fuseserve to mount a user's
+ * file system on, where the test can (root, /dev/fuse); else the SKIP
+ * line and false.  The test removes it when done. */
+static bool fuse_mount_dir(const char *test, char *dir)
+{
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        printf("SKIP %s: needs root and /dev/fuse\n", test);
+        return false;
+    }
+    snprintf(dir, PATH_MAX, "%s", test_prog("fusemnt.XXXXXX"));
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    return true;
+}
+
 /* A user's FUSE file system that answers its own program and never
  * anyone else (fuseserve, as nobody) serves the libc.so.6 of a hit
  * process: the scan, the metrics and inspect PID all finish, never
@@ -506,13 +520,9 @@ START_TEST(a_file_a_user_serves_holds_no_scan)
     const char *g = affected_glibc(__func__);
     if (g == NULL || skip_emulated(__func__, EMULATED_PROC))
         return;
-    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
-        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
-        return;
-    }
     char dir[PATH_MAX], libc[PATH_MAX + 16], path[2 * PATH_MAX + 2], pid[32];
-    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
-    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    if (!fuse_mount_dir(__func__, dir))
+        return;
     snprintf(libc, sizeof libc, "%s/libc.so.6", g);
     snprintf(path, sizeof path, "%s:%s", dir, g);
     struct live l;
@@ -554,13 +564,9 @@ START_TEST(a_program_a_user_serves_holds_no_scan)
     }
     if (skip_emulated(__func__, EMULATED_PROC))
         return;
-    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
-        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
-        return;
-    }
     char dir[PATH_MAX], prog[PATH_MAX + 16], pid[32];
-    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
-    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    if (!fuse_mount_dir(__func__, dir))
+        return;
     snprintf(prog, sizeof prog, "%s/arenawait", dir);
     struct live l;
     live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, st, "arenawait", prog, "30", "pinned"));
@@ -623,13 +629,9 @@ START_TEST(memory_a_user_serves_holds_no_read)
 {
     if (skip_emulated(__func__, EMULATED_PROC))
         return;
-    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
-        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
-        return;
-    }
     char dir[PATH_MAX], file[PATH_MAX + 16], path[64], pid[32];
-    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
-    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    if (!fuse_mount_dir(__func__, dir))
+        return;
     snprintf(file, sizeof file, "%s/blob", dir);
     struct live l;
     const char *env[] = { env_padding(), NULL };
@@ -688,13 +690,13 @@ START_TEST(memory_remapped_after_maps_holds_no_read)
 {
     if (skip_emulated(__func__, EMULATED_PROC))
         return;
-    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0 || access("/usr/bin/gdb", X_OK) != 0) {
-        printf("SKIP %s: needs root, /dev/fuse and gdb\n", __func__);
+    if (access("/usr/bin/gdb", X_OK) != 0) {
+        printf("SKIP %s: needs gdb\n", __func__);
         return;
     }
     char dir[PATH_MAX], file[PATH_MAX + 16], pid[3][32], preload[PATH_MAX + 32], cover[PATH_MAX + 160], stop[256];
-    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
-    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    if (!fuse_mount_dir(__func__, dir))
+        return;
     snprintf(file, sizeof file, "%s/blob", dir);
     snprintf(preload, sizeof preload, "set environment LD_PRELOAD=%s", test_prog("stillclock.so"));
     struct run r[3];
@@ -740,13 +742,9 @@ START_TEST(memory_map_a_user_holds_holds_no_read)
 {
     if (skip_emulated(__func__, EMULATED_PROC))
         return;
-    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
-        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
-        return;
-    }
     char dir[PATH_MAX], file[PATH_MAX + 16], pid[32];
-    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
-    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    if (!fuse_mount_dir(__func__, dir))
+        return;
     snprintf(file, sizeof file, "%s/blob", dir);
     struct live l;
     live_start(&l, NULL, ARGV(test_prog("fuseserve"), dir, test_prog("fusecover"), "blob", test_prog("fusecover"),
@@ -819,13 +817,9 @@ START_TEST(a_directory_a_user_serves_holds_no_probe)
     const char *g = affected_glibc(__func__);
     if (g == NULL || skip_emulated(__func__, EMULATED_PROC))
         return;
-    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
-        printf("SKIP %s: needs root and /dev/fuse\n", __func__);
-        return;
-    }
     char dir[PATH_MAX], libc[PATH_MAX + 16], path[2 * PATH_MAX + 2], pid[32];
-    snprintf(dir, sizeof dir, "%s", test_prog("fusemnt.XXXXXX"));
-    ck_assert_msg(mkdtemp(dir) != NULL, "%s", dir);
+    if (!fuse_mount_dir(__func__, dir))
+        return;
     snprintf(libc, sizeof libc, "%s/libc.so.6", g);
     snprintf(path, sizeof path, "%s:%s", dir, g);
     struct live l;
