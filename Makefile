@@ -6,7 +6,9 @@ VERSION := 0.1.0
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
-MULTIARCH  ?= $(shell $(CC) -print-multiarch 2>/dev/null)
+# A $(shell) in a recursive variable runs at each use (each object's
+# flags, each recipe): these run once, at their first use.
+MULTIARCH  ?= $(eval MULTIARCH := $$(shell $$(CC) -print-multiarch 2>/dev/null))$(MULTIARCH)
 LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 PKGLIBDIR  ?= $(LIBDIR)/arenafix
 MANDIR     ?= $(PREFIX)/share/man

@@ -9,8 +9,9 @@ BENCH_LIB  := model options placement pin workloads env runner stats report plot
 BENCH_OBJ  := $(BENCH_LIB:%=$(B)/bench/%.o)
 BENCH_TESTS := $(B)/bench/tests/bench-tests
 
-HWLOC_CFLAGS = $(shell $(PKG_CONFIG) --cflags hwloc)
-HWLOC_LIBS   = $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
+# Asked once, at their first use (Makefile's MULTIARCH).
+HWLOC_CFLAGS = $(eval HWLOC_CFLAGS := $$(shell $$(PKG_CONFIG) --cflags hwloc))$(HWLOC_CFLAGS)
+HWLOC_LIBS   = $(eval HWLOC_LIBS := $$(shell $$(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc))$(HWLOC_LIBS)
 # common/: the arena counter, the fixed glibc's rule and the JSON writer
 # the library, the command and the tests use too.
 BENCH_CFLAGS = $(AFX_CFLAGS) -pthread -MMD -MP -Icommon $(HWLOC_CFLAGS) \

@@ -6,8 +6,9 @@
 # stress in full.  Other parts add their own suites with
 # `CHECK_SUITES += check-PART`.
 
-CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
-CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
+# Asked once, at their first use (Makefile's MULTIARCH).
+CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell $$(PKG_CONFIG) --cflags check))$(CHECK_CFLAGS)
+CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell $$(PKG_CONFIG) --libs check))$(CHECK_LIBS)
 TEST_CFLAGS  := $(AFX_CFLAGS) -Icommon -O2 -g -pthread -MMD -MP
 
 # The library under test: the build's, or an installed one

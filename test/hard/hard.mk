@@ -9,7 +9,7 @@
 HARD     := $(B)/hard
 HARD_BIN := $(HARD)/bin
 FUZZ_DIR := $(B)/fuzz
-FUZZ_CC  ?= $(shell command -v clang-14 || command -v clang)
+FUZZ_CC  ?= $(eval FUZZ_CC := $$(shell command -v clang-14 || command -v clang))$(FUZZ_CC)
 FUZZ_TIME ?= 600
 # libFuzzer's default input length (4096 bytes, or the longest corpus
 # file) never reaches what the maps reader must bound: a path of
@@ -19,7 +19,7 @@ FUZZ_MAPS_MAX_LEN ?= 40000
 export FUZZ_MAPS_MAX_LEN
 
 # The sanitizer runtimes a preload needs in front of it.
-ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
+ASAN_RT = $(eval ASAN_RT := $$(shell $$(CC) -print-file-name=libasan.so))$(ASAN_RT)
 
 HARD_CFLAGS := $(AFX_CFLAGS) -Icommon -O1 -g -pthread -fno-omit-frame-pointer
 # The shim's own flags (shim.mk), for the sanitizer builds of it.
