@@ -7,7 +7,7 @@
 # on a .TH date that is not YYYY-MM-DD or a .TH source that is not
 # "arenafix $(VERSION)", on an option of arenafix-bench --help that its
 # page lacks, and on a subcommand whose --help, usage error and page do
-# not name the same options (docs/check-synopsis.sh says how).  `make
+# not name the same options (docs/check-synopsis.py says how).  `make
 # check-docs` checks the README's first screen, the runbooks, the tiers of
 # test/README.md against the Makefile's, every `make` command and every
 # link (docs/check-docs.sh says what), and cli/'s layout against
@@ -23,7 +23,7 @@ MAN_PAGES := $(MAN1_PAGES:%=docs/%.1) docs/libarenafix.7 docs/arenafix-bench.1
 CHECK_SUITES += check-man check-docs
 check-man: $(MAN_PAGES) $(BENCH_BIN) $(CLI_BIN)
 	@AFX_VERSION=$(VERSION) sh docs/check-man.sh $(BENCH_BIN) $(MAN_PAGES)
-	@sh docs/check-synopsis.sh $(CLI_BIN) docs
+	@python3 docs/check-synopsis.py $(CLI_BIN) docs
 	@echo "man pages: no warnings, dated, version $(VERSION), every option of arenafix-bench listed, each subcommand's options the same in its --help, usage error and page"
 
 check-docs: $(CLI_BIN)
