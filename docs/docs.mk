@@ -10,10 +10,11 @@
 # not name the same options (docs/check-synopsis.py says how).  `make
 # check-docs` checks the README's first screen, the runbooks, the tiers of
 # test/README.md against the Makefile's, every `make` command and every
-# link (docs/check-docs.sh says what), and cli/'s layout against
-# cli/README.md: no include cycle, each folder mapped (test/cli-layout.py);
-# and no function of the product (cli/, shim/, common/) over 100 lines
-# (test/funclen.py).
+# link (docs/check-docs.py says what: one Python program, where a shell
+# script's hundreds of sed, grep and awk starts cost seconds of CPU), and
+# cli/'s layout against cli/README.md: no include cycle, each folder
+# mapped (test/cli-layout.py); and no function of the product (cli/,
+# shim/, common/) over 100 lines (test/funclen.py).
 
 AFX_SUBCOMMAND_PAGES := probe inspect enable status path oci-hook cdi
 MAN1_PAGES := arenafix $(AFX_SUBCOMMAND_PAGES:%=arenafix-%) arenafix-runtime arenafix-containerd-config
@@ -30,7 +31,7 @@ check-docs: $(CLI_BIN)
 	@python3 test/cli-layout.py cli
 	@python3 test/funclen.py 100 cli shim common
 	@AFX_CHECK_SUITES='$(CHECK_SUITES)' AFX_SLOW_SUITES='$(SLOW_SUITES)' AFX_ALL_SUITES='$(ALL_SUITES)' \
-	    MAKE='$(MAKE)' sh docs/check-docs.sh $(CLI_BIN)
+	    MAKE='$(MAKE)' python3 docs/check-docs.py $(CLI_BIN)
 
 install: install-man
 uninstall: uninstall-man
