@@ -25,6 +25,10 @@ CC      ?= cc
 # A cross build names its own (debhelper passes PKG_CONFIG=TRIPLET-pkg-config).
 PKG_CONFIG ?= pkg-config
 CFLAGS  ?= -O2 -g
+# The checks' Python: the distribution's (python3, which make deps
+# installs), not whichever a version manager's shim puts first in PATH
+# (a pyenv shim alone costs ten times Python's own start, at each run).
+PYTHON  ?= $(firstword $(wildcard /usr/bin/python3) python3)
 # Warnings are errors in CI (WERROR=1), never in a distribution's build.
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wformat=2 -Wundef

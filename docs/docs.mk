@@ -24,14 +24,14 @@ MAN_PAGES := $(MAN1_PAGES:%=docs/%.1) docs/libarenafix.7 docs/arenafix-bench.1
 CHECK_SUITES += check-man check-docs
 check-man: $(MAN_PAGES) $(BENCH_BIN) $(CLI_BIN)
 	@AFX_VERSION=$(VERSION) sh docs/check-man.sh $(BENCH_BIN) $(MAN_PAGES)
-	@python3 docs/check-synopsis.py $(CLI_BIN) docs
+	@$(PYTHON) docs/check-synopsis.py $(CLI_BIN) docs
 	@echo "man pages: no warnings, dated, version $(VERSION), every option of arenafix-bench listed, each subcommand's options the same in its --help, usage error and page"
 
 check-docs: $(CLI_BIN)
-	@python3 test/cli-layout.py cli
-	@python3 test/funclen.py 100 cli shim common
+	@$(PYTHON) test/cli-layout.py cli
+	@$(PYTHON) test/funclen.py 100 cli shim common
 	@AFX_CHECK_SUITES='$(CHECK_SUITES)' AFX_SLOW_SUITES='$(SLOW_SUITES)' AFX_ALL_SUITES='$(ALL_SUITES)' \
-	    MAKE='$(MAKE)' python3 docs/check-docs.py $(CLI_BIN)
+	    MAKE='$(MAKE)' $(PYTHON) docs/check-docs.py $(CLI_BIN)
 
 install: install-man
 uninstall: uninstall-man
