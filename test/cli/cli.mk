@@ -10,7 +10,7 @@ CLI_TEST_OBJ := $(CLI_TEST_SRC:test/cli/%.c=$(B)/test/cli/%.o)
 # recompiles its file alone (each object's headers: its .d).
 $(B)/test/cli/%.o: test/cli/%.c test/cli/harness.h | $(B)/test
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) -c -o $@ $<
+	$(CC) $(TEST_CFLAGS) $(CHECK_CFLAGS) -Icli -Icommon -Itest/progs $(CFLAGS) $(HARNESS_OPT) -c -o $@ $<
 
 $(B)/test/cli-tests: $(CLI_TEST_OBJ) $(CLI_AR) $(COMMON_LIB) | $(B)/test
 	$(CC) $(CFLAGS) -pthread -o $@ $(CLI_TEST_OBJ) $(CLI_AR) $(COMMON_LIB) $(CHECK_LIBS)

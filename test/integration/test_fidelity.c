@@ -343,7 +343,7 @@ END_TEST
  * mount namespace, so root. */
 static int nprocs_with(const struct glibc *g, const char *setup)
 {
-    char script[1024], prog[4096], loader[4096] = "";
+    char script[8192], prog[4096], loader[4096] = "";
     if (g->dir != NULL)
         snprintf(loader, sizeof loader, "%s/" AFX_LOADER " --library-path %s", g->dir, g->dir);
     snprintf(prog, sizeof prog, "%s/nprocs", afx_bin);
