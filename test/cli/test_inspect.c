@@ -640,6 +640,20 @@ END_TEST
 
 /* ---- real programs ------------------------------------------------------- */
 
+/* The threads of process pid now. */
+static int task_count(pid_t pid)
+{
+    char task[64];
+    snprintf(task, sizeof task, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(task);
+    int n = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
 /* taskset -c 0 xz -T16 on the affected glibc, its input still open: the
  * arenas inspect counts are the ones malloc_info counts when xz exits.
  * xz's large zeroed buffers end where heaps could; they are not heaps. */
@@ -671,20 +685,16 @@ static void xz_case(const char *g, const char *lib)
         _exit(99);
     }
     close(in[0]);
+    /* Blocks of input until all 16 workers and the main thread are there
+     * (each block compressed costs some 50 ms of CPU at xz's default
+     * level), 40 at most. */
     static char zeros[1 << 20];
-    for (int i = 0; i < 40; i++)
+    for (int i = 0; i < 40 && task_count(xz) < 17; i++)
         ck_assert(write(in[1], zeros, sizeof zeros) == (ssize_t)sizeof zeros);
     /* Until its threads stop coming (they live until the input ends). */
-    char task[64];
-    snprintf(task, sizeof task, "/proc/%d/task", (int)xz);
     int threads = 0, same = 0;
     for (int i = 0; i < 100 && same < 5; i++) {
-        DIR *d = opendir(task);
-        int n = 0;
-        for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
-            n += e->d_name[0] != '.';
-        if (d != NULL)
-            closedir(d);
+        int n = task_count(xz);
         same = n == threads ? same + 1 : 0;
         threads = n;
         nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
