@@ -23,8 +23,9 @@ endif
 SHIM_CFLAGS := $(AFX_CFLAGS) -Icommon -include shim/errnobind.h -include shim/symvers.h -fPIC -fvisibility=hidden -fexceptions -MMD -MP
 # glibc >= 2.34 has dlsym and pthread_* in libc itself; older ones need
 # the stub libraries.
-SHIM_LIBS := $(shell printf '#include <dlfcn.h>\nint main(void){return dlsym(0,"x")!=0;}' | \
-               $(CC) -x c - -o /dev/null 2>/dev/null || echo -ldl -lpthread)
+# Asked at its first use (a link), not by every make that reads this file.
+SHIM_LIBS = $(eval SHIM_LIBS := $$(shell printf '\043include <dlfcn.h>\nint main(void){return dlsym(0,"x")!=0;}' | \
+               $$(CC) -x c - -o /dev/null 2>/dev/null || echo -ldl -lpthread))$(SHIM_LIBS)
 
 all: $(SHIM_LIB)
 
