@@ -7,7 +7,9 @@ VERSION := 0.1.0
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 # A $(shell) in a recursive variable runs at each use (each object's
-# flags, each recipe): these run once, at their first use.
+# flags, each recipe): these run once, at their first use.  (A variable
+# so made takes no target-specific +=: that first use would refer to
+# itself.)
 MULTIARCH  ?= $(eval MULTIARCH := $$(shell $$(CC) -print-multiarch 2>/dev/null))$(MULTIARCH)
 LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 PKGLIBDIR  ?= $(LIBDIR)/arenafix
@@ -28,7 +30,9 @@ CFLAGS  ?= -O2 -g
 # The checks' Python: the distribution's (python3, which make deps
 # installs), not whichever a version manager's shim puts first in PATH
 # (a pyenv shim alone costs ten times Python's own start, at each run).
-PYTHON  ?= $(firstword $(wildcard /usr/bin/python3) python3)
+# Not taken from the environment, which such managers set; make PYTHON=
+# names another.
+PYTHON  = $(firstword $(wildcard /usr/bin/python3) python3)
 # Warnings are errors in CI (WERROR=1), never in a distribution's build.
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wformat=2 -Wundef

@@ -59,16 +59,22 @@ HEADING_LINK = re.compile(r"\]\(([^)#%s]+\.md#[^)%s]+)\)" % (SPACE, SPACE))
 failed = False
 
 
+def say(line):
+    """LINE on standard output as its bytes were, whatever the locale."""
+    sys.stdout.buffer.write((line + "\n").encode("utf-8", "surrogateescape"))
+    sys.stdout.flush()
+
+
 def fail(where, what):
     global failed
-    print(f"{where}: {what}")
+    say(f"{where}: {what}")
     failed = True
 
 
 def fail_line(line):
     """A failure worded whole (a runbook's line, with its number)."""
     global failed
-    print(line)
+    say(line)
     failed = True
 
 
@@ -452,7 +458,12 @@ def check_shipped():
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check-docs.py ARENAFIX")
-    locale.setlocale(locale.LC_COLLATE, "")
+    # The order of sort(1) in this locale; C's where it is not installed
+    # (as sort falls back), which changes only the order of the lines.
+    try:
+        locale.setlocale(locale.LC_COLLATE, "")
+    except locale.Error:
+        pass
     check_readme(sys.argv[1])
     check_runbooks()
     targets = make_targets()

@@ -640,15 +640,28 @@ END_TEST
 
 /* ---- real programs ------------------------------------------------------- */
 
-/* The threads of process pid now. */
-static int task_count(pid_t pid)
+/* The threads of process pid now; *all_ran (if not NULL): whether each
+ * has been on a CPU (its schedstat's run time). */
+static int task_count(pid_t pid, bool *all_ran)
 {
-    char task[64];
+    char task[64], stat[sizeof task + 256 + 16];
     snprintf(task, sizeof task, "/proc/%d/task", (int)pid);
     DIR *d = opendir(task);
     int n = 0;
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
-        n += e->d_name[0] != '.';
+    if (all_ran != NULL)
+        *all_ran = d != NULL;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        n++;
+        snprintf(stat, sizeof stat, "%s/%s/schedstat", task, e->d_name);
+        FILE *f = all_ran != NULL ? fopen(stat, "r") : NULL;
+        unsigned long long ran = 0;
+        if (all_ran != NULL && (f == NULL || fscanf(f, "%llu", &ran) != 1 || ran == 0))
+            *all_ran = false;
+        if (f != NULL)
+            fclose(f);
+    }
     if (d != NULL)
         closedir(d);
     return n;
@@ -689,13 +702,15 @@ static void xz_case(const char *g, const char *lib)
      * (each block compressed costs some 50 ms of CPU at xz's default
      * level), 40 at most. */
     static char zeros[1 << 20];
-    for (int i = 0; i < 40 && task_count(xz) < 17; i++)
+    for (int i = 0; i < 40 && task_count(xz, NULL) < 17; i++)
         ck_assert(write(in[1], zeros, sizeof zeros) == (ssize_t)sizeof zeros);
-    /* Until its threads stop coming (they live until the input ends). */
+    /* Until its threads stop coming (they live until the input ends) and
+     * each has run: the last one has its block, and its arena, by then. */
     int threads = 0, same = 0;
     for (int i = 0; i < 100 && same < 5; i++) {
-        int n = task_count(xz);
-        same = n == threads ? same + 1 : 0;
+        bool all_ran;
+        int n = task_count(xz, &all_ran);
+        same = n == threads && all_ran ? same + 1 : 0;
         threads = n;
         nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
     }
