@@ -648,22 +648,23 @@ static int task_count(pid_t pid, bool *all_ran)
     snprintf(task, sizeof task, "/proc/%d/task", (int)pid);
     DIR *d = opendir(task);
     int n = 0;
-    if (all_ran != NULL)
-        *all_ran = d != NULL;
+    bool ran_all = d != NULL;
     for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
         if (e->d_name[0] == '.')
             continue;
         n++;
         snprintf(stat, sizeof stat, "%s/%s/schedstat", task, e->d_name);
-        FILE *f = all_ran != NULL ? fopen(stat, "r") : NULL;
+        FILE *f = fopen(stat, "r");
         unsigned long long ran = 0;
-        if (all_ran != NULL && (f == NULL || fscanf(f, "%llu", &ran) != 1 || ran == 0))
-            *all_ran = false;
+        if (f == NULL || fscanf(f, "%llu", &ran) != 1 || ran == 0)
+            ran_all = false;
         if (f != NULL)
             fclose(f);
     }
     if (d != NULL)
         closedir(d);
+    if (all_ran != NULL)
+        *all_ran = ran_all;
     return n;
 }
 

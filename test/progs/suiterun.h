@@ -220,9 +220,8 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
     pid_t *pid = calloc((size_t)n, sizeof *pid);
     /* Each suite's wall and CPU time, said after its output: where the
      * time of a slow run went, without a profiler. */
-    double *began = calloc((size_t)n, sizeof *began), *took = calloc((size_t)n, sizeof *took);
-    double *cpu = calloc((size_t)n, sizeof *cpu), all_cpu = 0;
-    if (res == MAP_FAILED || out == NULL || pid == NULL || began == NULL || took == NULL || cpu == NULL) {
+    double *began = calloc((size_t)n, sizeof *began), all_cpu = 0;
+    if (res == MAP_FAILED || out == NULL || pid == NULL || began == NULL) {
         perror("suites: no memory for the workers");
         return 1;
     }
@@ -269,22 +268,20 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
             if (pid[i] == done) {
                 pid[i] = 0;
                 running--;
-                took[i] = afx_suite_now() - began[i];
-                cpu[i] = afx_suite_cpu(&ru);
-                all_cpu += cpu[i];
                 if (!res[i].finished)
                     fprintf(out[i], "FAIL: suite worker %d ended before its suite did (status %d)\n",
                             i, status);
+                double cpu = afx_suite_cpu(&ru);
+                all_cpu += cpu;
+                fprintf(out[i], "(this suite: %.1f s, %.1f CPU-s)\n", afx_suite_now() - began[i], cpu);
             }
         /* In order: a suite is shown once all before it are; one left
          * out by SUITE= or TEST= (it ran nothing) is not. */
         while (printed < started && pid[printed] == 0) {
             if (selected && res[printed].finished && res[printed].run == 0)
                 fclose(out[printed]);
-            else {
-                fprintf(out[printed], "(this suite: %.1f s, %.1f CPU-s)\n", took[printed], cpu[printed]);
+            else
                 afx_suite_flush(out[printed]);
-            }
             total += res[printed].run;
             failed += res[printed].finished ? res[printed].failed : 1;
             printed++;
@@ -300,8 +297,6 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
     free(out);
     free(pid);
     free(began);
-    free(took);
-    free(cpu);
     return failed;
 }
 
