@@ -30,11 +30,15 @@ processes it starts are ARENAFIX (--help, and SUB --help for a Try it
 subcommand its --help does not name) and make.
 """
 import fnmatch
-import locale
 import os
 import re
 import subprocess
 import sys
+
+# The shared part, not compiled to a __pycache__ in the tree.
+sys.dont_write_bytecode = True
+import doccheck  # noqa: E402
+from doccheck import collated, fail, fail_line, lines
 
 README = "README.md"
 TESTS = "test/README.md"
@@ -56,41 +60,6 @@ SPACE = " \t\n\v\f\r"
 LINK = re.compile(r"\]\(([^)%s]+)\)" % SPACE)
 HEADING_LINK = re.compile(r"\]\(([^)#%s]+\.md#[^)%s]+)\)" % (SPACE, SPACE))
 
-failed = False
-
-
-def say(line):
-    """LINE on standard output as its bytes were, whatever the locale."""
-    sys.stdout.buffer.write((line + "\n").encode("utf-8", "surrogateescape"))
-    sys.stdout.flush()
-
-
-def fail(where, what):
-    global failed
-    say(f"{where}: {what}")
-    failed = True
-
-
-def fail_line(line):
-    """A failure worded whole (a runbook's line, with its number)."""
-    global failed
-    say(line)
-    failed = True
-
-
-def lines(path):
-    """PATH's lines as awk and grep read them (none if unreadable)."""
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
-    except OSError:
-        return []
-    out = text.split("\n")
-    if out[-1] == "":
-        out.pop()
-    return out
-
-
 def fields(line, sep=None):
     """awk's fields: split at runs of blanks, or at each SEP."""
     if sep is not None:
@@ -107,13 +76,6 @@ def field(line, n):
 def words(text):
     """The shell's word splitting of an unquoted expansion."""
     return fields(text)
-
-
-def collated(items, unique=False):
-    """sort (-u): in the collation of the environment's locale."""
-    if unique:
-        items = set(items)
-    return sorted(items, key=locale.strxfrm)
 
 
 def run(argv, **kw):
@@ -458,12 +420,7 @@ def check_shipped():
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check-docs.py ARENAFIX")
-    # The order of sort(1) in this locale; C's where it is not installed
-    # (as sort falls back), which changes only the order of the lines.
-    try:
-        locale.setlocale(locale.LC_COLLATE, "")
-    except locale.Error:
-        pass
+    doccheck.collate_as_sort()
     check_readme(sys.argv[1])
     check_runbooks()
     targets = make_targets()
@@ -489,9 +446,9 @@ def main():
     check_make_commands(mds, is_target)
     check_links(mds)
     check_shipped()
-    if not failed:
+    if not doccheck.failed:
         print("docs: the README's first screen, the runbooks, the tiers, every make command and every link hold")
-    return 1 if failed else 0
+    return 1 if doccheck.failed else 0
 
 
 if __name__ == "__main__":

@@ -16,28 +16,22 @@ The subcommands are those arenafix --help lists.  One line per failure
 for its --help and twice a subcommand (its --help, its usage error).
 Usage: check-synopsis.py ARENAFIX DOCDIR
 """
-import locale
 import os
 import re
 import signal
 import subprocess
 import sys
 
+# The shared part, not compiled to a __pycache__ in the tree.
+sys.dont_write_bytecode = True
+import doccheck  # noqa: E402
+from doccheck import collated, fail
+
 LONG = re.compile(r"--[a-z][a-z-]*")
 OPTION = re.compile(r"(^|[^A-Za-z0-9-])(--?[A-Za-z][A-Za-z-]*)")
 MACRO = re.compile(r"^\.[A-Za-z][A-Za-z]* *")
 FONT = re.compile(r"\\f[BIRP]")
 BAD_OPTION = "--no-such-option-at-all"
-failed = False
-
-
-def fail(where, what):
-    global failed
-    sys.stdout.buffer.write(("%s: %s\n" % (where, what)).encode("utf-8", "surrogateescape"))
-    sys.stdout.flush()
-    failed = True
-
-
 def decode(data):
     """Output as the shell's $(...) holds it: trailing newlines gone."""
     return data.decode("utf-8", "surrogateescape").rstrip("\n")
@@ -55,29 +49,14 @@ def run(argv, stderr=False):
     return decode(p.stderr if stderr else p.stdout), p.returncode == 0
 
 
-def read_lines(path):
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        print("%s: %s" % (path, e.strerror), file=sys.stderr)
-        return []
-    return lines[:-1] if lines[-1] == "" else lines
-
-
-def collated(words):
-    """WORDS sorted as sort(1) does in this locale, each once."""
-    return sorted(set(words), key=locale.strxfrm)
-
-
 def longs(lines):
     """The long options in LINES, sorted, --help left out."""
-    return collated(o for line in lines for o in LONG.findall(line) if o != "--help")
+    return collated((o for line in lines for o in LONG.findall(line) if o != "--help"), unique=True)
 
 
 def options(lines):
     """The options (-a, --all) in LINES, sorted."""
-    return collated(m.group(2) for line in lines for m in OPTION.finditer(line))
+    return collated((m.group(2) for line in lines for m in OPTION.finditer(line)), unique=True)
 
 
 def text(line):
@@ -152,7 +131,7 @@ def page_of(docs, sub):
     except OSError:
         return None
     for name in pages:
-        lines = read_lines(docs + "/" + name)
+        lines = doccheck.lines(docs + "/" + name, complain=True)
         for line in after_each(lines, r"\.SH NAME"):
             if names.search(line.replace("\\-", "-")):
                 return docs + "/" + name
@@ -214,7 +193,7 @@ def check_synopses(sub, page, help_syn, err_syn, page_syn, block):
     """The long options of the three synopses and the Options block agree."""
     found = {"help": longs(help_syn), "error": longs(err_syn), "page": longs(page_syn),
              "options": longs(block)}
-    every = collated(o for opts in found.values() for o in opts)
+    every = collated((o for opts in found.values() for o in opts), unique=True)
     what = {"help": "its --help's Usage", "error": "its usage error",
             "page": "the SYNOPSIS of %s" % os.path.basename(page), "options": "its --help's Options"}
     for where in ("help", "error", "page", "options"):
@@ -260,7 +239,7 @@ def check_subcommand(cli, docs, sub, seealso):
     err, err_syn = error_synopsis(cli, sub)
     if not err_syn:
         fail(sub, "its usage error gives no usage: %s" % err)
-    lines = read_lines(page)
+    lines = doccheck.lines(page, complain=True)
     page_syn = synopsis(lines, sub)
     if not page_syn:
         fail(page, "SYNOPSIS has no line arenafix %s" % sub)
@@ -281,15 +260,12 @@ def main():
         sys.exit(__doc__.rstrip().split("\n")[-1])
     cli, docs = sys.argv[1:]
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # a closed pipe ends it quietly, as it does sh
-    try:
-        locale.setlocale(locale.LC_COLLATE, "")
-    except locale.Error:
-        pass
+    doccheck.collate_as_sort()
     subs = subcommands(cli)
-    seealso = [line.replace("\\-", "-") for line in section(read_lines(docs + "/arenafix.1"), "SEE ALSO")]
+    seealso = [line.replace("\\-", "-") for line in section(doccheck.lines(docs + "/arenafix.1", complain=True), "SEE ALSO")]
     for sub in subs:
         check_subcommand(cli, docs, sub, seealso)
-    return 1 if failed else 0
+    return 1 if doccheck.failed else 0
 
 
 if __name__ == "__main__":
