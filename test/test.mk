@@ -43,7 +43,7 @@ $(B)/test/libctorthreads.so: test/progs/ctorthreads.c test/progs/arenas.h | $(B)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $<
 
 $(B)/test/pinned: test/progs/pinned.c test/progs/arenas.h $(B)/test/libctorthreads.so
-	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< -L$(B)/test -lctorthreads -Wl,-rpath,'$$ORIGIN'
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< -L$(B)/test -lctorthreads -Wl,-rpath,'$$ORIGIN' -Wl,-z,now
 
 $(B)/test/semantics: test/progs/semantics.c test/progs/arenas.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) -o $@ $<

@@ -42,9 +42,10 @@ $(B)/test/arenawait-static-affected: test/cli/arenawait.c test/progs/arenas.h | 
 	-[ "$$(uname -m)" = x86_64 ] && [ -e $(STATIC_AFFECTED_LIBC)/libc.a ] && \
 	    $(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -static -B$(STATIC_AFFECTED_LIBC)/ -L$(STATIC_AFFECTED_LIBC) -o $@ $<
 
-# A process with a known number of arenas, for inspect.
+# A process with a known number of arenas, for inspect and the
+# containers; bound at load (see its comment).
 $(B)/test/arenawait: test/cli/arenawait.c test/progs/arenas.h | $(B)/test
-	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -o $@ $<
+	$(CC) $(TEST_CFLAGS) -Itest/progs $(CFLAGS) -Wl,-z,now -o $@ $<
 
 # A process a local attacker would make (static: only the files it maps
 # look like its libc and ld.so), for inspect; also its attacker's ld.so.
