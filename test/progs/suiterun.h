@@ -274,6 +274,10 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
                 double cpu = afx_suite_cpu(&ru);
                 all_cpu += cpu;
                 fprintf(out[i], "(this suite: %.1f s, %.1f CPU-s)\n", afx_suite_now() - began[i], cpu);
+                /* Now, not when shown: a worker forked meanwhile would
+                 * inherit the buffer, and each test its suite forks
+                 * writes it again as it exits. */
+                fflush(out[i]);
             }
         /* In order: a suite is shown once all before it are; one left
          * out by SUITE= or TEST= (it ran nothing) is not. */
