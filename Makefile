@@ -122,12 +122,21 @@ include shim/shim.mk
 # that the suites' make need not remake the command's paths stamp (a
 # recipe run every time, cli/cli.mk): queued ahead of check-cli, it let
 # make -j start the short suites first and check-cli some 10 s late.
+# The other suites wait until what the two harnesses run is built:
+# started while it was, they held two of the three slots and the
+# harnesses began late, when their own work decides how long the tier
+# takes.  Only inside make check: a suite run alone builds what it needs
+# and no more.
 CHECK_FIRST = $(filter check-cli check-shim,$(CHECK_SUITES))
 check:
 	@echo "make check: $(words $(CHECK_SUITES)) suites, $(CHECK_JOBS) at a time; each prints its output when it ends"
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all
-	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget -o $(B)/cli/paths.stamp \
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget -o $(B)/cli/paths.stamp AFX_HARNESSES_FIRST=1 \
 	    $(CHECK_FIRST) $(filter-out $(CHECK_FIRST),$(CHECK_SUITES))
+
+ifeq ($(AFX_HARNESSES_FIRST),1)
+$(filter-out $(CHECK_FIRST),$(CHECK_SUITES)): | $(INTEG_NEEDS) $(CLI_CHECK_NEEDS)
+endif
 
 SLOW_SUITES := check-releases check-cost check-role check-hard check-vm check-node-exporter
 ALL_SUITES := check-deb check-rpm check-cross check-host check-fleet check-containers check-kube
