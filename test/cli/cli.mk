@@ -1,7 +1,7 @@
 # make check-cli: the arenafix command run for real (test/cli/), with
 # the test programs it inspects.  Included after cli/cli.mk.
 
-CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/main.c
+CLI_TEST_SRC := $(wildcard test/cli/test_*.c) test/cli/harness.c test/cli/fstree.c test/cli/main.c
 CLI_TEST_OBJ := $(CLI_TEST_SRC:test/cli/%.c=$(B)/test/cli/%.o)
 
 # The tests call the command's own functions from its library (the

@@ -297,7 +297,5 @@ long live_start_chrooting(struct live *l, const char *g, const char *preload, ch
 
 void live_remove_tree(const char *dir)
 {
-    struct run r;
-    run(&r, NULL, ARGV("rm", "-rf", dir));
-    run_free(&r);
+    remove_tree(dir);
 }

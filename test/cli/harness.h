@@ -94,6 +94,13 @@ long live_start_contained(struct live *l, const char *g, char *dir, size_t size)
 long live_start_chroot_contained(struct live *l, const char *g, char *dir, size_t size);
 void live_remove_tree(const char *dir);
 
+/* Trees made and removed in the test's own process (fstree.c): mkdir -p
+ * PATH, cp FROM TO (failing the test when they cannot), and rm -rf DIR
+ * (false, the failures said, when something is left). */
+void make_dirs(const char *path);
+void copy_file(const char *from, const char *to);
+bool remove_tree(const char *dir);
+
 /* arenawait's 30 pinned threads on the affected glibc g, as a service's
  * daemon that chroots itself (HAProxy's chroot): in a mount namespace of
  * its own (PrivateTmp=), started in the host's root with LD_PRELOAD=

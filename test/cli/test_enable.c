@@ -35,9 +35,9 @@ static void path_of(char *out, size_t size, const char *rel)
 
 static void mkdirs(const char *rel)
 {
-    char cmd[PATH_MAX + 32];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/%s'", root, rel);
-    ck_assert(system(cmd) == 0);
+    char path[PATH_MAX];
+    path_of(path, sizeof path, rel);
+    make_dirs(path);
 }
 
 static void write_file(const char *rel, const char *text)
@@ -86,10 +86,9 @@ static void setup(void)
     ck_assert(chmod(root, 0755) == 0);
     /* The library as an installation has it: a root-owned copy when run
      * as root, wherever the checkout lives. */
-    char cmd[PATH_MAX * 2];
     snprintf(lib, sizeof lib, "%s/opt/arenafix/libarenafix.so", root);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/opt/arenafix' && cp '%s' '%s'", root, testlib(), lib);
-    ck_assert(system(cmd) == 0);
+    mkdirs("opt/arenafix");
+    copy_file(testlib(), lib);
     setenv("ARENAFIX_LIBRARY", lib, 1);
     snprintf(dropin, sizeof dropin, "%s/etc/systemd/system/web.service.d/arenafix.conf", root);
     write_file("lib/systemd/system/web.service",
@@ -100,9 +99,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    ck_assert(system(cmd) == 0);
+    ck_assert(remove_tree(root));
 }
 
 static void want_preload(const char *value)
@@ -360,8 +357,10 @@ static void want_library_refused(const char *name, const char *why)
     char path[PATH_MAX], env[PATH_MAX + 32], cmd[PATH_MAX * 3];
     path_of(path, sizeof path, name);
     if (name[0] != '=') {
-        FMT(cmd, "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", path, lib, path);
-        ck_assert(system(cmd) == 0);
+        FMT(cmd, "%s", path);
+        *strrchr(cmd, '/') = '\0';
+        make_dirs(cmd);
+        copy_file(lib, path);
     }
     snprintf(env, sizeof env, "ARENAFIX_LIBRARY=%s", name[0] == '=' ? name + 1 : path);
     struct run r;

@@ -417,17 +417,7 @@ static void scratch_dir(void)
 
 static void scratch_remove(void)
 {
-    struct run r;
-    run(&r, NULL, ARGV("rm", "-rf", scratch));
-    run_free(&r);
-}
-
-/* A copy of a file, as code a hostile process maps. */
-static void copy_file(const char *from, const char *to)
-{
-    struct run r;
-    ck_assert_int_eq(run(&r, NULL, ARGV("cp", from, to)), 0);
-    run_free(&r);
+    remove_tree(scratch);
 }
 
 /* Its name and its maps hold escape sequences; a file whose name only
@@ -562,6 +552,7 @@ START_TEST(maps_read_in_bounded_memory)
                   "not cut short at 8 MiB of maps: %s", r.out);
     ck_assert_msg(ru.ru_maxrss < 32 * 1024, "used %ld KiB", ru.ru_maxrss);
     run_free(&r);
+    scratch_remove();
 }
 END_TEST
 

@@ -29,13 +29,6 @@ static void make_tree(const char *script)
     run_free(&r);
 }
 
-static void remove_tree(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tree);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 /* probe --root of the tree, JSON, under strace: nothing but the command
  * itself may be executed. */
 static void probe_root(struct run *r)
@@ -69,7 +62,7 @@ START_TEST(affected_image)
               "ln -s usr/lib $T/lib");
     struct run r;
     probe_root(&r);
-    remove_tree();
+    ck_assert(remove_tree(tree));
     ck_assert_status(&r, 5);
     ck_assert_msg(has(r.out, "\"libc\":\"glibc\"") && has(r.out, "\"glibc\":\"2.36\"")
                       && has(r.out, "\"architecture\":\"x86_64\"") && has(r.out, "\"library_loads\":\"yes\"")
@@ -92,7 +85,7 @@ START_TEST(image_of_the_oldest_release_the_library_loads_on)
     make_tree("mkdir -p $T/lib64; cp ../shared/glibc-releases/glibc-2.34/lib/libc.so.6 $T/lib64/");
     struct run r;
     probe_root(&r);
-    remove_tree();
+    ck_assert(remove_tree(tree));
     ck_assert_status(&r, 5);
     ck_assert_msg(has(r.out, "\"glibc\":\"2.34\"") && has(r.out, "\"library_loads\":\"yes\"")
                       && has(r.out, "affected releases"),
@@ -122,7 +115,7 @@ START_TEST(image_older_than_the_library_needs)
                   "%s", r.out);
     run_free(&r);
     run(&r, NULL, ARGV(cli(), "probe", "--root", tree));
-    remove_tree();
+    ck_assert(remove_tree(tree));
     ck_assert_status(&r, 0);
     ck_assert_msg(has(r.out, "libarenafix loads:  stands down: libarenafix loads on glibc 2.31 and does nothing "
                              "there (the bug is in 2.34 to 2.38): the programs run as without it"),
@@ -142,7 +135,7 @@ START_TEST(image_of_another_architecture)
               "$T/usr/lib/aarch64-linux-gnu/");
     struct run r;
     probe_root(&r);
-    remove_tree();
+    ck_assert(remove_tree(tree));
     ck_assert_status(&r, 5);
     ck_assert_msg(has(r.out, "\"architecture\":\"aarch64\"") && has(r.out, "\"library_loads\":\"no\"")
                       && has(r.out, "the image is aarch64"),
@@ -160,7 +153,7 @@ START_TEST(musl_image)
     make_tree("mkdir -p $T/lib; cp /usr/lib/x86_64-linux-musl/libc.so $T/lib/ld-musl-x86_64.so.1");
     struct run r;
     probe_root(&r);
-    remove_tree();
+    ck_assert(remove_tree(tree));
     ck_assert_status(&r, 0);
     ck_assert_msg(has(r.out, "\"libc\":\"musl\"") && has(r.out, "\"library_loads\":\"stands down\"")
                       && has(r.out, "does nothing there"),
@@ -182,7 +175,7 @@ START_TEST(no_libc_and_no_way_out)
               "mkfifo $T/lib/libc.so.6");
     struct run r;
     run(&r, NULL, ARGV("timeout", "60", cli(), "probe", "--root", tree, "--json"));
-    remove_tree();
+    ck_assert(remove_tree(tree));
     ck_assert_status(&r, 5);
     ck_assert_msg(has(r.out, "\"glibc\":null") && has(r.out, "\"architecture\":null")
                       && has(r.out, "its libc.so.6 cannot be read: not a regular file"),
@@ -204,7 +197,7 @@ START_TEST(links_inside_the_image_are_followed_there)
               "ln -s /opt/glibc/libc.so.6 $T/usr/lib/x86_64-linux-gnu/libc.so.6");
     struct run r;
     probe_root(&r);
-    remove_tree();
+    ck_assert(remove_tree(tree));
     ck_assert_status(&r, 5);
     ck_assert_msg(has(r.out, "\"glibc\":\"2.36\""), "%s", r.out);
     run_free(&r);

@@ -17,10 +17,11 @@ static char root[64], lib[PATH_MAX];
 
 static void write_file(const char *rel, const char *text)
 {
-    char path[PATH_MAX], cmd[PATH_MAX * 2];
+    char path[PATH_MAX], dir[PATH_MAX];
     FMT(path, "%s/%s", root, rel);
-    FMT(cmd, "mkdir -p \"$(dirname '%s')\"", path);
-    ck_assert(system(cmd) == 0);
+    FMT(dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    make_dirs(dir);
     FILE *f = fopen(path, "w");
     ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
     fputs(text, f);
@@ -33,19 +34,20 @@ static void setup(void)
     snprintf(root, sizeof root, "/tmp/arenafix-status-XXXXXX");
     ck_assert(mkdtemp(root) != NULL);
     ck_assert(chmod(root, 0755) == 0);
-    char cmd[PATH_MAX * 2];
+    char dir[PATH_MAX];
     snprintf(lib, sizeof lib, "%s/opt/arenafix/libarenafix.so", root);
-    FMT(cmd, "mkdir -p '%s/opt/arenafix' '%s/etc/systemd/system' && cp '%s' '%s'", root, root, testlib(), lib);
-    ck_assert(system(cmd) == 0);
+    FMT(dir, "%s/opt/arenafix", root);
+    make_dirs(dir);
+    FMT(dir, "%s/etc/systemd/system", root);
+    make_dirs(dir);
+    copy_file(testlib(), lib);
     setenv("ARENAFIX_LIBRARY", lib, 1);
     write_file("lib/systemd/system/web.service", "[Service]\nExecStart=/bin/true\n");
 }
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    ck_assert(system(cmd) == 0);
+    ck_assert(remove_tree(root));
 }
 
 static void enable_in_root(const char *unit, bool force)
