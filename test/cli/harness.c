@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,11 @@ bool terminal_safe(const char *s)
     return true;
 }
 
-void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv)
+/* nobody: the child takes nobody's uid, gid and no groups before the
+ * exec, as setpriv --reuid=65534 --regid=65534 --clear-groups would in
+ * a process of its own. */
+static void live_start_with(struct live *l, const char *preload, const char *const *env, bool nobody,
+                            const char *const *argv)
 {
     /* Close-on-exec: another live process started later must not hold
      * this one's stdin open, or live_stop would wait for it to end. */
@@ -176,6 +181,9 @@ void live_start_env(struct live *l, const char *preload, const char *const *env,
             unsetenv("LD_PRELOAD");
         for (; env != NULL && *env != NULL; env++)
             putenv((char *)*env);
+        if (nobody && (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0
+                       || setresuid(65534, 65534, 65534) != 0))
+            _exit(98);
         execvp(argv[0], (char *const *)argv);
         _exit(99);
     }
@@ -191,9 +199,19 @@ void live_start_env(struct live *l, const char *preload, const char *const *env,
     fclose(f);
 }
 
+void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv)
+{
+    live_start_with(l, preload, env, false, argv);
+}
+
 void live_start(struct live *l, const char *preload, const char *const *argv)
 {
-    live_start_env(l, preload, NULL, argv);
+    live_start_with(l, preload, NULL, false, argv);
+}
+
+void live_start_nobody(struct live *l, const char *const *argv)
+{
+    live_start_with(l, NULL, NULL, true, argv);
 }
 
 void live_stop(struct live *l)
@@ -213,8 +231,7 @@ bool run_blinded_root(struct run *r, struct live *l, const char *args, const cha
     snprintf(script, sizeof script,
              "mount -t proc -o hidepid=1,gid=65533 proc /proc || exit 99; "
              "exec setpriv --bounding-set=-sys_ptrace \"$0\" %s", args);
-    live_start(l, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", test_prog("arenawait"),
-                             "2"));
+    live_start_nobody(l, ARGV(test_prog("arenawait"), "2"));
     run(r, NULL, ARGV("unshare", "-m", "--propagation", "private", "sh", "-c", script, cli()));
     live_stop(l);
     if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 99) {

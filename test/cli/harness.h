@@ -70,6 +70,9 @@ struct live {
  * until stdin closes (live_stop). */
 void live_start_env(struct live *l, const char *preload, const char *const *env, const char *const *argv);
 void live_start(struct live *l, const char *preload, const char *const *argv);
+/* The same as nobody (uid and gid 65534, no groups; root only), without
+ * a preload. */
+void live_start_nobody(struct live *l, const char *const *argv);
 void live_stop(struct live *l);
 
 /* Root blinded to another user's process: a process of uid 65534 (in *L,

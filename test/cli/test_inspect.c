@@ -229,8 +229,7 @@ END_TEST
 /* Another user's process, nobody's, and root started it. */
 static void start_as_nobody(struct live *l)
 {
-    live_start(l, NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", test_prog("arenawait"),
-                             "2"));
+    live_start_nobody(l, ARGV(test_prog("arenawait"), "2"));
 }
 
 /* What root was refused, in inspect's text: its one-line error (the

@@ -781,8 +781,7 @@ START_TEST(other_users_cannot_push_roots_series_out)
     for (int i = 0; i < ATTACKERS; i++) {
         snprintf(path, sizeof path, "%s/a%03d", dir, i);
         ck_assert(symlink(affected_loader(g), path) == 0);
-        live_start(&attacker[i], NULL, ARGV("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", path,
-                                            "--library-path", g, test_prog("arenawait"), "10", "pinned"));
+        live_start_nobody(&attacker[i], ARGV(path, "--library-path", g, test_prog("arenawait"), "10", "pinned"));
     }
     snprintf(root_comm, sizeof root_comm, "zroot%d", (int)getpid() % 100000);
     snprintf(path, sizeof path, "%s/%s", dir, root_comm);
