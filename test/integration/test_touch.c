@@ -205,12 +205,24 @@ START_TEST(attribute_kept)
 }
 END_TEST
 
+/* The threads of each sigpin run: 20, or AFX_SIGPIN_THREADS (the fast
+ * tier's fewer: the allocator each one starts spins until its 100
+ * signals are in, longer the busier the machine, and a handler that
+ * mallocs deadlocks in the first few). */
+static const char *sigpin_threads(void)
+{
+    static char count[16];
+    const char *env = getenv("AFX_SIGPIN_THREADS");
+    snprintf(count, sizeof count, "%d", env != NULL && atoi(env) > 0 ? atoi(env) : 20);
+    return count;
+}
+
 /* A thread touched once then narrowed again from a signal handler that
  * interrupts its mallocs: the handler's call mallocs nothing. */
 START_TEST(touched_once)
 {
     const struct glibc *g = &afx_glibcs[_i / 2];
-    const char *args[] = { "sigpin", _i % 2 ? "attr" : "self", NULL };
+    const char *args[] = { "sigpin", _i % 2 ? "attr" : "self", sigpin_threads(), NULL };
     probe(g, "touch", args);
     ck_assert_msg(strcmp(c.out, "sigpin: ok\n") == 0, "%s%s", c.out, c.err);
 }
@@ -239,7 +251,7 @@ START_TEST(program_holds_keys)
                   "glibc gives %ld): %s%s", g->name, how, c.status, afx_arenas(&c), fixed, c.out,
                   c.err);
 
-    const char *sigpin[] = { "sigpin", _i % 2 ? "attr" : "self", NULL };
+    const char *sigpin[] = { "sigpin", _i % 2 ? "attr" : "self", sigpin_threads(), NULL };
     const char *all[] = { "ARENAFIX_MODE=touch", "ARENAFIX_VERBOSE=1", "AFX_KEYS=all", NULL };
     afx_run(&c, g, preload, all, "touchprobe", sigpin);
     ck_assert_msg(c.status == 0 && strcmp(c.out, "sigpin: ok\n") == 0

@@ -23,8 +23,8 @@
  *       guard size, stack size and explicit SCHED_OTHER, created by a
  *       SCHED_BATCH thread (glibc's attribute takes no other policy that
  *       needs no privilege): what it sees.
- *   touchprobe sigpin HOW
- *       20 threads in turn, each pinned once (HOW: self, attr), keep
+ *   touchprobe sigpin HOW [THREADS]
+ *       THREADS (20) threads in turn, each pinned once (HOW: self, attr), keep
  *       allocating while main floods them with a signal whose handler
  *       narrows the mask again: a touched thread's narrowing must malloc
  *       nothing, or the handler's malloc deadlocks in the one it
@@ -405,7 +405,7 @@ static void *allocate_on(void *arg)
 /* One thread after another, so that each one's first narrowing in the
  * handler (a malloc there, were its birth not marked as its touch) has
  * its own chance of landing inside the thread's malloc. */
-static int sigpin(void)
+static int sigpin(int threads)
 {
     struct sigaction sa = { .sa_handler = narrow_again, .sa_flags = SA_RESTART };
     sigaction(SIGUSR1, &sa, NULL);
@@ -415,7 +415,7 @@ static int sigpin(void)
         pin_attr(&attr);
     else if (!is("self"))
         return 2;
-    for (int n = 0; n < 20; n++) {
+    for (int n = 0; n < threads; n++) {
         atomic_store(&stop, false);
         atomic_store(&handled, 0);
         atomic_store(&progress, -1);
@@ -606,13 +606,13 @@ int main(int argc, char **argv)
         return errno_after();
     if (strcmp(check, "attr") == 0)
         return attr_kept();
-    if (strcmp(check, "sigpin") == 0 && argc == 3)
-        return sigpin();
+    if (strcmp(check, "sigpin") == 0 && (argc == 3 || (argc == 4 && atoi(argv[3]) > 0)))
+        return sigpin(argc == 4 ? atoi(argv[3]) : 20);
     if (strcmp(check, "stack") == 0 && argc == 3)
         return stack();
     if (strcmp(check, "placement") == 0 && argc == 4)
         return placement(atoi(argv[3]));
     fprintf(stderr, "usage: touchprobe threads HOW THREADS ALLOCATING | detached N | errno | "
-                    "attr | sigpin HOW | stack HOW | placement HOW N\n");
+                    "attr | sigpin HOW [THREADS] | stack HOW | placement HOW N\n");
     return 2;
 }
