@@ -122,18 +122,19 @@ include shim/shim.mk
 # that the suites' make need not remake the command's paths stamp (a
 # recipe run every time, cli/cli.mk): queued ahead of check-cli, it let
 # make -j start the short suites first and check-cli some 10 s late.
-# The harnesses' work decides how long the tier takes, so they start as
-# soon as they can: what check-shim runs is built alone first (in one
-# make with the rest, make -j linked the harness last, once every object
-# of every suite was compiled: 9 s late), and the other suites wait
-# until what the two harnesses run is built (started while it was, they
-# held two of the three slots).  Only inside make check: a suite run
-# alone builds what it needs and no more.
-CHECK_FIRST = $(filter check-cli check-shim,$(CHECK_SUITES))
+# The harnesses' work decides how long the tier takes, check-cli's the
+# most, so they start as soon as they can: what check-cli runs is built
+# alone first, then check-cli runs while what check-shim runs is built
+# (in one make with the rest, make -j left each harness's link until
+# every object of every suite was compiled, and both started some 18 s
+# in), and the other suites wait until what the two harnesses run is
+# built (started while it was, they held two of the three slots).  Only
+# inside make check: a suite run alone builds what it needs and no more.
+CHECK_FIRST = $(filter check-cli,$(CHECK_SUITES)) $(filter check-shim,$(CHECK_SUITES))
 check:
 	@echo "make check: $(words $(CHECK_SUITES)) suites, $(CHECK_JOBS) at a time; each prints its output when it ends"
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all
-	@$(if $(filter check-shim,$(CHECK_SUITES)),$(MAKE) --no-print-directory -j$(CHECK_JOBS) -o $(B)/cli/paths.stamp check-shim-needs)
+	@$(if $(filter check-cli,$(CHECK_SUITES)),$(MAKE) --no-print-directory -j$(CHECK_JOBS) -o $(B)/cli/paths.stamp check-cli-needs)
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget -o $(B)/cli/paths.stamp AFX_HARNESSES_FIRST=1 \
 	    $(CHECK_FIRST) $(filter-out $(CHECK_FIRST),$(CHECK_SUITES))
 

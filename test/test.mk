@@ -194,10 +194,6 @@ $(B)/test/integration: $(INTEG_OBJ) | $(B)/test
 AFX_TEST_JOBS ?= 2
 INTEG_NEEDS := $(if $(filter $(abspath $(SHIM_LIB)),$(ARENAFIX_TESTLIB)),$(SHIM_LIB)) $(TEST_PROGS) \
                $(B)/test/integration
-# What check-shim runs, and nothing else: make check builds it first.
-.PHONY: check-shim-needs
-check-shim-needs: $(INTEG_NEEDS)
-
 # The fast tier: the first affected glibc, a tenth of the signal flood, a
 # tenth of the loader's rounds, 300 of the 10000-20000 placement tries
 # (a lost placement came once in a few hundred; a creator that does not
