@@ -139,7 +139,7 @@ check:
 	    $(CHECK_FIRST) $(filter-out $(CHECK_FIRST),$(CHECK_SUITES))
 
 ifeq ($(AFX_HARNESSES_FIRST),1)
-$(filter-out $(CHECK_FIRST),$(CHECK_SUITES)): | $(INTEG_NEEDS) $(CLI_CHECK_NEEDS)
+$(filter-out $(CHECK_FIRST),$(CHECK_SUITES)): | check-cli-needs check-shim-needs
 endif
 
 SLOW_SUITES := check-releases check-cost check-role check-hard check-vm check-node-exporter
