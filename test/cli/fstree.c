@@ -15,18 +15,16 @@
 void make_dirs(const char *path)
 {
     char dir[PATH_MAX];
+    ck_assert_msg(path[0] != '\0', "no directory named");
     ck_assert_msg(snprintf(dir, sizeof dir, "%s", path) < (int)sizeof dir, "too long: %s", path);
     /* As mkdir -p: each missing parent in turn, the umask applied. */
-    for (char *p = dir + 1; ; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char was = *p;
-        *p = '\0';
-        ck_assert_msg(mkdir(dir, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
-        *p = was;
-        if (was == '\0')
-            break;
-    }
+    for (char *p = dir + strspn(dir, "/"); *p != '\0'; p++)
+        if (*p == '/') {
+            *p = '\0';
+            ck_assert_msg(mkdir(dir, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+            *p = '/';
+        }
+    ck_assert_msg(mkdir(dir, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
     struct stat st;
     ck_assert_msg(stat(dir, &st) == 0 && S_ISDIR(st.st_mode), "%s: not a directory", dir);
 }
@@ -37,8 +35,8 @@ void copy_file(const char *from, const char *to)
     ck_assert_msg(in >= 0, "%s: %s", from, strerror(errno));
     struct stat st;
     ck_assert(fstat(in, &st) == 0);
-    /* As cp: the source's permission bits, the umask applied. */
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
+    /* As cp: the source's permission bits but set-ID, the umask applied. */
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 01777);
     ck_assert_msg(out >= 0, "%s: %s", to, strerror(errno));
     char buf[65536];
     ssize_t n;
@@ -49,21 +47,28 @@ void copy_file(const char *from, const char *to)
     ck_assert_msg(close(out) == 0, "%s: %s", to, strerror(errno));
 }
 
+static bool remove_failed;
+
 static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st;
     (void)ftw;
-    if ((type == FTW_DP ? rmdir(path) : unlink(path)) != 0 && errno != ENOENT) {
+    bool dir = type == FTW_DP || type == FTW_DNR;
+    if ((dir ? rmdir(path) : unlink(path)) != 0 && errno != ENOENT) {
         fprintf(stderr, "remove %s: %s\n", path, strerror(errno));
-        return 1;
+        remove_failed = true;
     }
-    return 0;
+    return 0;  /* on with the rest, as rm -rf goes on */
 }
 
 bool remove_tree(const char *dir)
 {
     /* As rm -rf: links removed, not followed; children before their
      * directory; a tree already gone is no failure. */
-    int rc = nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-    return rc == 0 || (rc < 0 && errno == ENOENT);
+    remove_failed = false;
+    if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT) {
+        fprintf(stderr, "remove %s: %s\n", dir, strerror(errno));
+        return false;
+    }
+    return !remove_failed;
 }

@@ -181,10 +181,14 @@ static void live_start_with(struct live *l, const char *preload, const char *con
             unsetenv("LD_PRELOAD");
         for (; env != NULL && *env != NULL; env++)
             putenv((char *)*env);
+        /* Why it did not start, on the line live_start reads. */
         if (nobody && (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0
-                       || setresuid(65534, 65534, 65534) != 0))
+                       || setresuid(65534, 65534, 65534) != 0)) {
+            dprintf(STDOUT_FILENO, "cannot become nobody: %s\n", strerror(errno));
             _exit(98);
+        }
         execvp(argv[0], (char *const *)argv);
+        dprintf(STDOUT_FILENO, "exec: %s\n", strerror(errno));
         _exit(99);
     }
     close(in[0]);

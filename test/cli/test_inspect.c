@@ -416,7 +416,7 @@ static void scratch_dir(void)
 
 static void scratch_remove(void)
 {
-    remove_tree(scratch);
+    ck_assert_msg(remove_tree(scratch), "%s left behind", scratch);
 }
 
 /* Its name and its maps hold escape sequences; a file whose name only
@@ -545,13 +545,13 @@ START_TEST(maps_read_in_bounded_memory)
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     live_stop(&l);
+    scratch_remove();
     ck_assert_status(&r, 5);
     ck_assert_msg(strstr(r.out, "verdict: cannot tell: its memory map (/proc/") != NULL
                       && strstr(r.out, "/maps) is larger than 8 MiB") != NULL,
                   "not cut short at 8 MiB of maps: %s", r.out);
     ck_assert_msg(ru.ru_maxrss < 32 * 1024, "used %ld KiB", ru.ru_maxrss);
     run_free(&r);
-    scratch_remove();
 }
 END_TEST
 
