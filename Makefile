@@ -142,8 +142,7 @@ check:
 # check-cli, in the make after it; under make -k the other suites run
 # whether the harnesses' builds failed or not, as they did before.
 ifeq ($(AFX_HARNESSES_FIRST)$(findstring k,$(firstword -$(MAKEFLAGS))),1)
-$(filter-out $(CHECK_FIRST),$(CHECK_SUITES)): | $(if $(filter check-cli,$(CHECK_SUITES)),check-cli-needs) \
-    $(if $(filter check-shim,$(CHECK_SUITES)),check-shim-needs)
+$(filter-out $(CHECK_FIRST),$(CHECK_SUITES)): | $(CHECK_FIRST:=-needs)
 endif
 
 SLOW_SUITES := check-releases check-cost check-role check-hard check-vm check-node-exporter

@@ -220,7 +220,7 @@ check-shim: check-shim-needs
 # Every affected glibc at hand, the whole flood, every round and try; and
 # the real programs on every affected glibc (check-real-releases,
 # test/real/real.mk).
-check-releases: $(INTEG_NEEDS)
+check-releases: check-shim-needs
 	$(CK_SELECT) $(CK_NO_COST) AFX_TEST_JOBS=$(AFX_TEST_JOBS) AFX_TEST_BIN=$(abspath $(B)/test) AFX_COST_ENV=$(abspath test/cost/login.env) $(B)/test/integration
 
 # What callgrind counts (the tests tagged "cost"): the library's

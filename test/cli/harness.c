@@ -315,8 +315,3 @@ long live_start_chrooting(struct live *l, const char *g, const char *preload, ch
                                 "--library-path", g, test_prog("arenawait"), "30", "pinned", jail));
     return child_in_other_mounts(l->pid);
 }
-
-void live_remove_tree(const char *dir)
-{
-    remove_tree(dir);
-}

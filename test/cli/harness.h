@@ -90,12 +90,11 @@ long child_in_other_mounts(long pid);
  * (pivot_root) a tree made in a new directory of the build's, named in
  * dir, holding that glibc and arenawait alone.  Its PID (the child of
  * l->pid), or -1 if none started.  Stopped with live_stop; the tree
- * removed with live_remove_tree(dir) after. */
+ * removed with remove_tree(dir) after. */
 long live_start_contained(struct live *l, const char *g, char *dir, size_t size);
 /* The same with chroot alone (no pivot_root): its root a directory
  * the host's names reach, its executable the host's file of its name. */
 long live_start_chroot_contained(struct live *l, const char *g, char *dir, size_t size);
-void live_remove_tree(const char *dir);
 
 /* Trees made and removed in the test's own process (fstree.c): mkdir -p
  * PATH, cp FROM TO (failing the test when they cannot), and rm -rf DIR

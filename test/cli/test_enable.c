@@ -819,7 +819,7 @@ START_TEST(unit_running_a_container_refused)
         cgroup_put(hier, inside);
     int arenas = box.arenas;
     live_stop(&box);
-    live_remove_tree(dir);
+    remove_tree(dir);
     rmdir(payload);
     rmdir(unit);
     rmdir(slice);

@@ -367,8 +367,8 @@ static void box_stop(struct box *b)
         return;
     b->pid = 0;
     live_stop(&b->l);
-    live_remove_tree(b->tree);
-    live_remove_tree(b->bundle);
+    remove_tree(b->tree);
+    remove_tree(b->bundle);
     unlink(b->state);
 }
 

@@ -1272,7 +1272,7 @@ static bool contained_below_as(const char *test, const char *rel, long *inside, 
     int arenas = box.arenas;
     live_stop(&box);
     live_stop(&host);
-    live_remove_tree(dir);
+    remove_tree(dir);
     ck_assert_msg(*inside > 0, "no process in a mount namespace of its own");
     ck_assert_msg(moved == 0 && moved_too == 0, "cannot move into %s/%s: %s", root, rel, strerror(moved | moved_too));
     /* The bug's count, from inside its own root. */
@@ -1486,7 +1486,7 @@ static bool inspect_container(const char *test, const char *rel, const char *dir
     cgroup_remove(root, rel, &moved_out, 1);
     int arenas = box.arenas;
     live_stop(&box);
-    live_remove_tree(tree);
+    remove_tree(tree);
     ck_assert_msg(inside > 0 && moved == 0, "no contained process in %s/%s: %s", root, rel, strerror(moved));
     ck_assert_int_eq(arenas, 9);
     ck_assert_status(with, 3);
@@ -1574,7 +1574,7 @@ START_TEST(podman_container_fixed_by_the_hook)
     ck_assert(rename(cmd, rootful) == 0);
     struct run as_root, as_root_empty;
     ran = ran && inspect_container(__func__, rel, share, "/usr/share/containers", &as_root, &as_root_empty);
-    live_remove_tree(share);
+    remove_tree(share);
     if (!ran)
         return;
     const char *fix = strstr(with.out, "\nfix the containers:");
@@ -1745,7 +1745,7 @@ START_TEST(bolt_reader_on_podman_db)
         bytes[i] = was;
     }
     free(bytes);
-    live_remove_tree(dir);
+    remove_tree(dir);
 }
 END_TEST
 

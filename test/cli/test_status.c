@@ -318,7 +318,7 @@ START_TEST(container_under_a_unit_not_reached)
         printf("cannot move %ld out of %s\n", inside, payload);
     int arenas = box.arenas;
     live_stop(&box);
-    live_remove_tree(dir);
+    remove_tree(dir);
     rmdir(payload);
     rmdir(unit);
     rmdir(slice);

@@ -8,4 +8,4 @@ $(B)/test/libholdbind.so: test/cost/holdbind.c | $(B)/test
 $(B)/test/costthreads: bench/costthreads.c | $(B)/test
 	$(CC) $(CPPFLAGS) $(AFX_CFLAGS) -O2 -g -pthread $(CFLAGS) -o $@ $<
 
-check-shim-needs check-releases: $(B)/test/libholdbind.so $(B)/test/costthreads
+check-shim-needs: $(B)/test/libholdbind.so $(B)/test/costthreads

@@ -230,3 +230,10 @@ const char *afx_strace(void)
             return where[i];
     return NULL;
 }
+
+long afx_env_count(const char *name, long fallback)
+{
+    const char *env = getenv(name);
+    long n = env != NULL ? atol(env) : 0;
+    return n > 0 ? n : fallback;
+}

@@ -85,6 +85,10 @@ extern int afx_skipped;
 /* afx_emulated(): the test programs run under an emulator. */
 #include "emulated.h"
 
+/* How many runs, rounds or tries the environment's NAME asks for (the
+ * fast tier's fewer), or fallback where it names no positive number. */
+long afx_env_count(const char *name, long fallback);
+
 Suite *arenas_suite(void);
 Suite *standdown_suite(void);
 Suite *semantics_suite(void);

@@ -430,9 +430,7 @@ END_TEST
  * fast tier (make check) asks for fewer with AFX_FLOOD_RUNS. */
 static int flood_runs(void)
 {
-    const char *env = getenv("AFX_FLOOD_RUNS");
-    int n = env != NULL ? atoi(env) : 0;
-    return n > 0 ? n : 120;
+    return (int)afx_env_count("AFX_FLOOD_RUNS", 120);
 }
 
 START_TEST(signal_flood_never_hangs)

@@ -43,9 +43,8 @@ static void rounds(int i, const char *what, const char *count)
 /* The rounds of each run: 200, or AFX_LOADER_ROUNDS. */
 static const char *round_count(void)
 {
-    static char count[16];
-    const char *env = getenv("AFX_LOADER_ROUNDS");
-    snprintf(count, sizeof count, "%d", env != NULL && atoi(env) > 0 ? atoi(env) : 200);
+    static char count[24];
+    snprintf(count, sizeof count, "%ld", afx_env_count("AFX_LOADER_ROUNDS", 200));
     return count;
 }
 

@@ -211,9 +211,8 @@ END_TEST
  * mallocs deadlocks in the first few). */
 static const char *sigpin_threads(void)
 {
-    static char count[16];
-    const char *env = getenv("AFX_SIGPIN_THREADS");
-    snprintf(count, sizeof count, "%d", env != NULL && atoi(env) > 0 ? atoi(env) : 20);
+    static char count[24];
+    snprintf(count, sizeof count, "%ld", afx_env_count("AFX_SIGPIN_THREADS", 20));
     return count;
 }
 
@@ -271,9 +270,7 @@ enum { NPLACE = sizeof place_hows / sizeof place_hows[0] };
  * AFX_PLACEMENT_TRIES: a loss came once in a few hundred tries. */
 static long placement_tries(int how)
 {
-    const char *env = getenv("AFX_PLACEMENT_TRIES");
-    long n = env != NULL ? atol(env) : 0;
-    return n > 0 ? n : place_tries[how];
+    return afx_env_count("AFX_PLACEMENT_TRIES", place_tries[how]);
 }
 
 /* glibc sets a new thread's attribute (or inherited) mask before
@@ -291,8 +288,10 @@ START_TEST(creator_placement_kept)
      * least (the fast tier's 300 would give 15: a creator that does not
      * wait for the hand-off loses 5-7 in 300, often none in 15). */
     char tries[24];
-    long n = placement_tries(_i % NPLACE);
-    snprintf(tries, sizeof tries, "%ld", afx_emulated() ? (n / 20 > 50 ? n / 20 : (n < 50 ? n : 50)) : n);
+    long n = placement_tries(_i % NPLACE), least = n < 50 ? n : 50;
+    if (afx_emulated())
+        n = n / 20 > least ? n / 20 : least;
+    snprintf(tries, sizeof tries, "%ld", n);
     const char *args[] = { "placement", how, tries, NULL };
     const char *const runs[] = { NULL, "touch", "both" };
     /* Thousands of creations in one child: a loaded host may take minutes
