@@ -43,30 +43,44 @@ static void apply_env(const char *const *env)
     }
 }
 
-int run(struct run *r, const char *const *env, const char *const *argv)
+void run_start(struct run *r, const char *const *env, const char *const *argv)
 {
-    FILE *out = tmpfile(), *err = tmpfile();
-    ck_assert(out != NULL && err != NULL);
+    r->out_file = tmpfile();
+    r->err_file = tmpfile();
+    ck_assert(r->out_file != NULL && r->err_file != NULL);
+    /* Not left open in what other runs, started meanwhile, execute. */
+    fcntl(fileno(r->out_file), F_SETFD, FD_CLOEXEC);
+    fcntl(fileno(r->err_file), F_SETFD, FD_CLOEXEC);
     fflush(NULL);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
+    r->pid = fork();
+    ck_assert_int_ge(r->pid, 0);
+    if (r->pid == 0) {
         int null = open("/dev/null", O_RDONLY);
         dup2(null, STDIN_FILENO);
-        dup2(fileno(out), STDOUT_FILENO);
-        dup2(fileno(err), STDERR_FILENO);
+        dup2(fileno(r->out_file), STDOUT_FILENO);
+        dup2(fileno(r->err_file), STDERR_FILENO);
         apply_env(env);
         execvp(argv[0], (char *const *)argv);
         fprintf(stderr, "test harness: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(99);
     }
-    while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
+}
+
+int run_wait(struct run *r)
+{
+    while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
         ;
-    r->out = read_all(dup(fileno(out)));
-    r->err = read_all(dup(fileno(err)));
-    fclose(out);
-    fclose(err);
+    r->out = read_all(dup(fileno(r->out_file)));
+    r->err = read_all(dup(fileno(r->err_file)));
+    fclose(r->out_file);
+    fclose(r->err_file);
     return WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status);
+}
+
+int run(struct run *r, const char *const *env, const char *const *argv)
+{
+    run_start(r, env, argv);
+    return run_wait(r);
 }
 
 void run_free(struct run *r)

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -14,12 +15,19 @@ struct run {
     int status;     /* wait status */
     char *out;      /* all of stdout, NUL-terminated */
     char *err;      /* all of stderr */
+    pid_t pid;      /* while running (run_start) */
+    FILE *out_file, *err_file;
 };
 
 /* Run argv (NULL-terminated) with env changes ("NAME=VALUE" sets,
  * "NAME" unsets; env may be NULL), stdin from /dev/null.  Returns the
  * exit status, or 128 + signal. */
 int run(struct run *r, const char *const *env, const char *const *argv);
+/* run in two halves: run_start returns once argv is started, run_wait
+ * once it has ended (its exit status, as run's).  Commands that each
+ * wait out a deadline of their own wait at once, not one after another. */
+void run_start(struct run *r, const char *const *env, const char *const *argv);
+int run_wait(struct run *r);
 void run_free(struct run *r);
 
 /* The command under test (AFX_CLI, default build/cli/arenafix). */
@@ -128,6 +136,8 @@ Suite *unitfile_suite(void);
 Suite *pure_suite(void);
 Suite *hook_suite(void);
 Suite *hostile_suite(void);
+Suite *served_suite(void);
+Suite *remapped_suite(void);
 Suite *scan_suite(void);
 Suite *status_suite(void);
 Suite *help_suite(void);

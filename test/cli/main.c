@@ -6,18 +6,20 @@
 
 int main(void)
 {
-    /* The long ones first: with AFX_TEST_JOBS they start at once.  The
-     * two that mostly wait on the command's deadlines (a read a user
-     * holds, a loader that never ends) lead, so that their waits pass
-     * beside the others' work, not after it. */
+    /* The suites that mostly wait on the command's deadlines (a read a
+     * user holds, a loader that never ends) start at once, beside
+     * AFX_TEST_JOBS others (WAITING, suiterun.h): their waits pass
+     * beside the others' work.  Then the long ones first. */
+    enum { WAITING = 3 };
     static const afx_suite_maker suites[] = {
-        hostile_suite, probe_suite, scan_suite, enable_suite, inspect_suite, prometheus_suite,
+        probe_suite, remapped_suite, served_suite,
+        scan_suite, enable_suite, inspect_suite, prometheus_suite, hostile_suite,
         wrap_suite, pure_suite, hook_suite, unitfile_suite, status_suite, help_suite, libc_suite, rootprobe_suite,
         cdi_suite, engines_suite,
         rootless_suite, runtime_suite,
     };
     /* inspect --all judges the whole host: each suite sees its own
      * processes alone, in a PID namespace of its own (as root). */
-    int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]), true);
+    int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]), WAITING, true);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -215,7 +215,7 @@ int main(void)
         semantics_suite, cost_suite, settings_suite, touch_suite, moments_suite, sandbox_suite, loader_suite,
         libcs_suite,
     };
-    int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]), false);
+    int failed = afx_run_suites(suites, (int)(sizeof suites / sizeof suites[0]), 0, false);
     if (afx_skipped > 0)
         printf("%d group(s) of tests skipped: see the SKIP lines above\n", afx_skipped);
     if (unusable > 0)

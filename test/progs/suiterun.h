@@ -1,5 +1,6 @@
 /* Shared by the check harnesses (test/integration, test/cli): run
- * libcheck suites, AFX_TEST_JOBS of them at a time.
+ * libcheck suites, AFX_TEST_JOBS of them at a time, and beside them
+ * those that only wait.
  *
  * Most of these tests wait (for a child to pin its threads, for a
  * timeout to pass, for systemd), so on a 2-CPU machine a few suites at
@@ -139,13 +140,17 @@ static void afx_suite_flush(FILE *out)
     fflush(stdout);
 }
 
-static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pids);
+static int afx_run_suites_here(const afx_suite_maker *makers, int n, int waiting, bool own_pids);
 
 /* Run the n suites; the number of tests that failed (a worker that died
  * counts as one failure, and so does a host file they changed).
- * own_pids: each suite in a PID namespace of its own, where one can be
- * made. */
-static int afx_run_suites(const afx_suite_maker *makers, int n, bool own_pids)
+ * waiting: the first suites, those that spend their time waiting out
+ * the command's deadlines (a read a user holds, a loader that never
+ * ends), idle: with AFX_TEST_JOBS above 1 they start at once, beside
+ * the AFX_TEST_JOBS others, whose slots they would otherwise hold for
+ * nothing.  own_pids: each suite in a PID namespace of its own, where
+ * one can be made. */
+static int afx_run_suites(const afx_suite_maker *makers, int n, int waiting, bool own_pids)
 {
     static const char preload[] = "/etc/ld.so.preload";
     struct afx_host_file before, after;
@@ -157,7 +162,7 @@ static int afx_run_suites(const afx_suite_maker *makers, int n, bool own_pids)
         printf("each suite runs in a PID namespace of its own: its scans see its processes alone\n");
     }
     afx_host_file_read(preload, &before);
-    int failed = afx_run_suites_here(makers, n, own_pids);
+    int failed = afx_run_suites_here(makers, n, waiting, own_pids);
     afx_host_file_read(preload, &after);
     if (!afx_host_file_same(&before, &after)) {
         printf("FAIL: the suites changed this host's %s (%s before, %s after): a test wrote outside "
@@ -181,7 +186,7 @@ static int afx_run_suites_serially(const afx_suite_maker *makers, int n)
     return failed;
 }
 
-static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pids)
+static int afx_run_suites_here(const afx_suite_maker *makers, int n, int waiting, bool own_pids)
 {
     const char *env = getenv("AFX_TEST_JOBS");
     int jobs = env != NULL ? atoi(env) : 1;
@@ -230,7 +235,8 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
     bool selected = getenv("CK_RUN_SUITE") != NULL || getenv("AFX_RUN_TEST") != NULL || getenv("CK_INCLUDE_TAGS") != NULL;
     int started = 0, running = 0, printed = 0, failed = 0, total = 0;
     while (printed < n) {
-        while (started < n && running < jobs) {
+        /* running counts the others alone. */
+        while (started < n && (started < waiting || running < jobs)) {
             out[started] = tmpfile();
             if (out[started] == NULL) {
                 perror("suites: tmpfile");
@@ -254,8 +260,9 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
                 return 1;
             }
             began[started] = afx_suite_now();
+            if (started >= waiting)
+                running++;
             started++;
-            running++;
         }
         int status;
         struct rusage ru;
@@ -267,7 +274,8 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
         for (int i = 0; i < started; i++)
             if (pid[i] == done) {
                 pid[i] = 0;
-                running--;
+                if (i >= waiting)
+                    running--;
                 if (!res[i].finished)
                     fprintf(out[i], "FAIL: suite worker %d ended before its suite did (status %d)\n",
                             i, status);
@@ -291,7 +299,11 @@ static int afx_run_suites_here(const afx_suite_maker *makers, int n, bool own_pi
             printed++;
         }
     }
-    printf("all suites (%d at a time): %d checks, %d failed, %.1f CPU-s\n", jobs, total, failed, all_cpu);
+    if (waiting > 0)
+        printf("all suites (%d at a time, and %d that wait beside them): %d checks, %d failed, %.1f CPU-s\n", jobs,
+               waiting < n ? waiting : n, total, failed, all_cpu);
+    else
+        printf("all suites (%d at a time): %d checks, %d failed, %.1f CPU-s\n", jobs, total, failed, all_cpu);
     if (selected && total == 0) {
         printf("FAIL: no test matched CK_RUN_SUITE=%s AFX_RUN_TEST=%s (make SUITE=, TEST=)\n",
                getenv("CK_RUN_SUITE") ? getenv("CK_RUN_SUITE") : "", getenv("AFX_RUN_TEST") ? getenv("AFX_RUN_TEST") : "");
