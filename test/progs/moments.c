@@ -196,6 +196,29 @@ static atomic_int arena_counters;
 
 typedef long syscall_fn(long, ...);
 
+/* glibc's syscall and malloc_info, which this program's wrappers of them
+ * call.  Bound before any thread starts, not at a first call: the
+ * library calls them inside its decision, and there a dlsym, which takes
+ * the loader's lock, waited for a dlopen that held it, whose constructor
+ * waited for the decision (the dlopen moment on i386, where arena_test
+ * is 2 and the first creation decides).  The library may call them from
+ * its constructor, before this one: bound there, single-threaded. */
+static syscall_fn *real_syscall;
+static malloc_info_fn *real_malloc_info;
+
+static void bind_real(void)
+{
+    if (real_syscall == NULL)
+        real_syscall = (syscall_fn *)dlsym(RTLD_NEXT, "syscall");
+    if (real_malloc_info == NULL)
+        real_malloc_info = (malloc_info_fn *)dlsym(RTLD_NEXT, "malloc_info");
+}
+
+__attribute__((constructor)) static void bind_at_start(void)
+{
+    bind_real();
+}
+
 /* 1: the next mask read by the process id in a creation lets the
  * program's mallopt run first. */
 static atomic_int hold_mask_read;
@@ -205,9 +228,8 @@ static sem_t mallopt_now, mallopt_done;
  * live threads asks the kernel about each one that way. */
 long syscall(long number, ...)
 {
-    static syscall_fn *real;
-    if (real == NULL)
-        real = (syscall_fn *)dlsym(RTLD_NEXT, "syscall");
+    if (real_syscall == NULL)
+        bind_real();
     va_list ap;
     va_start(ap, number);
     long a[6];
@@ -239,14 +261,13 @@ long syscall(long number, ...)
         for (int i = 0; i < 2000 && atomic_load(&readers_waiting) < 5; i++)
             sleep_ms(1);
     }
-    return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    return real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 int malloc_info(int options, FILE *f)
 {
-    static malloc_info_fn *real;
-    if (real == NULL)
-        real = (malloc_info_fn *)dlsym(RTLD_NEXT, "malloc_info");
+    if (real_malloc_info == NULL)
+        bind_real();
     if (creating && atomic_load(&reenter)) {
         pthread_t t;
         pthread_attr_t detached;
@@ -266,7 +287,7 @@ int malloc_info(int options, FILE *f)
         while (sem_wait(&forked) != 0)
             ;
     }
-    int rc = real(options, f);
+    int rc = real_malloc_info(options, f);
     /* readers: a creation that goes on to count arenas has counted its
      * threads too early to see the others; it waits for them to count
      * arenas as well (200 ms at most: one of them may not count them),
