@@ -94,8 +94,14 @@ static void shape(void)
     while (atomic_load(&afx_race_ctor_started) == 0)
         sched_yield();
     create_and_join(pthread_create);
-    while (atomic_load(&afx_race_ctor_started) != 2)
-        sched_yield();
+    /* Asleep, not yielding: where the first pthread_create did not wait
+     * for the loader's lock (i386, whose first creation decides at once),
+     * the constructor is still waiting to see this thread asleep, and a
+     * thread that yields is running: it waited its whole 2 s each round. */
+    while (atomic_load(&afx_race_ctor_started) != 2) {
+        struct timespec ms = { 0, 100000 };
+        nanosleep(&ms, NULL);
+    }
     pthread_join(opener, NULL);
 }
 
