@@ -81,7 +81,7 @@ class Host:
         self.proc = None          # systemd-nspawn
         self.dir = None
         self.boot_s = None
-        self.cgroup = None        # its own cgroup v2 directory (pods)
+        self.cgroups = []         # its own cgroup directories (v2; v1 name=systemd)
 
     @property
     def root(self):
@@ -178,7 +178,14 @@ class Fleet:
         t0 = time.monotonic()
         for h in HOSTS:
             console = open(os.path.join(self.out, "console-%s.log" % h.name), "w")
-            extra, env, cgroup = [], None, None
+            extra, env = [], None
+            # Each host's nspawn in cgroups of its own: it makes its
+            # container's "payload" below its own cgroup (and, on a hybrid
+            # hierarchy, the same path in name=systemd), and nspawns that
+            # shared one (this process's) made and removed the one
+            # "/payload" at once ("Failed to attach ... to compat systemd
+            # cgroup //payload": afx-el and afx-odd ended at boot).
+            cgroups = self.own_cgroups(h)
             if h.pods:
                 # What podman and runc need inside (test/fleet/README.md):
                 # the cgroup v2 tree (a hybrid one's v1 controllers are
@@ -187,13 +194,12 @@ class Fleet:
                 # storage on a tmpfs (no overlay on the host's overlay).
                 extra = ["--capability=all", "--system-call-filter=bpf", "--tmpfs=/var/lib/containers:mode=0755"]
                 env = dict(os.environ, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY="1")
-                cgroup = self.own_cgroup(h)
             h.proc = subprocess.Popen(
                 ["systemd-nspawn", "--quiet", "-D", h.root, "-M", h.name, "-b", "--register=no", "--keep-unit",
                  "--console=read-only", "--network-namespace-path=/run/netns/" + NETNS,
                  "--resolv-conf=off", "--timezone=off", "--link-journal=no"] + extra,
                 stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT, start_new_session=True, env=env,
-                preexec_fn=None if cgroup is None else lambda c=cgroup: join_cgroup(c))
+                preexec_fn=lambda c=cgroups: [join_cgroup(d) for d in c])
         waiting = list(HOSTS)
         while waiting and time.monotonic() - t0 < BOOT_TIMEOUT_S:
             for h in list(waiting):
@@ -241,28 +247,40 @@ class Fleet:
         for h in HOSTS:
             if h.dir:
                 self.unmount(h)
-            if getattr(h, "cgroup", None):
-                remove_cgroup(h.cgroup)
+            for d in h.cgroups:
+                remove_cgroup(d)
         run(["ip", "netns", "delete", NETNS], check=False)
 
     @staticmethod
-    def own_cgroup(h):
-        """A cgroup v2 directory of the host's own, below this process's:
-        its systemd then owns a tree that no other host's shares."""
-        mount = None
+    def own_cgroups(h):
+        """A cgroup directory of the host's own below this process's, in
+        the cgroup v2 hierarchy and, where there is one (a hybrid
+        hierarchy), in v1's name=systemd: its nspawn and its systemd then
+        own a tree that no other host's shares."""
+        mounts = {}
         with open("/proc/self/mounts") as f:
             for line in f:
                 fields = line.split()
-                if fields[2] == "cgroup2":
-                    mount = fields[1]
-                    break
+                if fields[2] == "cgroup2" and "v2" not in mounts:
+                    mounts["v2"] = fields[1]
+                elif fields[2] == "cgroup" and "name=systemd" in fields[3].split(",") and "v1" not in mounts:
+                    mounts["v1"] = fields[1]
+        mine = {}
         with open("/proc/self/cgroup") as f:
-            mine = [line.strip()[3:] for line in f if line.startswith("0::")]
-        if mount is None or not mine:
+            for line in f:
+                hid, controllers, path = line.rstrip("\n").split(":", 2)
+                if hid == "0" and controllers == "":
+                    mine["v2"] = path
+                elif "name=systemd" in controllers.split(","):
+                    mine["v1"] = path
+        if h.pods and ("v2" not in mounts or "v2" not in mine):
             raise RuntimeError("%s: no cgroup v2 hierarchy here, which podman in the host needs" % h.name)
-        h.cgroup = os.path.join(mount, mine[0].lstrip("/"), "%s-%s" % (NETNS, h.name))
-        os.makedirs(h.cgroup, exist_ok=True)
-        return h.cgroup
+        for kind in ("v2", "v1"):
+            if kind in mounts and kind in mine:
+                d = os.path.join(mounts[kind], mine[kind].lstrip("/"), "%s-%s" % (NETNS, h.name))
+                os.makedirs(d, exist_ok=True)
+                h.cgroups.append(d)
+        return h.cgroups
 
     @staticmethod
     def unmount(h):
