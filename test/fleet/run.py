@@ -491,17 +491,45 @@ def join_cgroup(path):
 
 def remove_cgroup(path):
     """The host's cgroup, emptied by its systemd's poweroff: the
-    directories its systemd left, deepest first."""
-    for top, dirs, _ in os.walk(path, topdown=False):
-        for d in dirs:
+    directories its systemd left, deepest first.  What is still in it is
+    killed first: a container whose nspawn was killed (a host that did
+    not power off, beside one that ended at boot) runs on without it."""
+    kill = os.path.join(path, "cgroup.kill")
+    for top, _, files in os.walk(path):
+        if os.path.exists(kill):
+            break
+        if "cgroup.procs" in files:
             try:
-                os.rmdir(os.path.join(top, d))
+                with open(os.path.join(top, "cgroup.procs")) as f:
+                    pids = f.read().split()
             except OSError:
-                pass
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass
+                pids = []
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
+    if os.path.exists(kill):
+        try:
+            with open(kill, "w") as f:
+                f.write("1")
+        except OSError:
+            pass
+    # The killed take a moment to leave (a generous 30 s at most).
+    for _ in range(300):
+        for top, dirs, _ in os.walk(path, topdown=False):
+            for d in dirs:
+                try:
+                    os.rmdir(os.path.join(top, d))
+                except OSError:
+                    pass
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
+        if not os.path.exists(path):
+            return
+        time.sleep(0.1)
 
 
 def cpu_count(cpulist):
