@@ -495,10 +495,15 @@ def remove_cgroup(path):
     killed first: a container whose nspawn was killed (a host that did
     not power off, beside one that ended at boot) runs on without it."""
     kill = os.path.join(path, "cgroup.kill")
-    for top, _, files in os.walk(path):
-        if os.path.exists(kill):
-            break
-        if "cgroup.procs" in files:
+    if os.path.exists(kill):
+        try:
+            with open(kill, "w") as f:
+                f.write("1")
+        except OSError:
+            pass
+    else:
+        # v1 has no cgroup.kill: each process of the tree, by its PID.
+        for top, _, files in os.walk(path):
             try:
                 with open(os.path.join(top, "cgroup.procs")) as f:
                     pids = f.read().split()
@@ -509,12 +514,6 @@ def remove_cgroup(path):
                     os.kill(int(pid), signal.SIGKILL)
                 except (OSError, ValueError):
                     pass
-    if os.path.exists(kill):
-        try:
-            with open(kill, "w") as f:
-                f.write("1")
-        except OSError:
-            pass
     # The killed take a moment to leave (a generous 30 s at most).
     for _ in range(300):
         for top, dirs, _ in os.walk(path, topdown=False):
